@@ -1,0 +1,99 @@
+# vigil — top-level build.
+#
+#   make demo    install what is missing, build, run the bundled example
+#   make test    install what is missing, build, run every test suite
+#   make build   build/bin/vigil, build/bin/vigil-cc, build/lib/*
+#   make bench   instruction counts of an instrumented bound (callgrind)
+#
+# On a fresh Debian 12 machine the first run installs the Debian packages
+# and the Python/Rust tools the build needs (you need root, or sudo).
+
+SHELL := /bin/bash
+ROOT := $(CURDIR)
+BUILD := $(ROOT)/build
+LLVM_BIN := /usr/lib/llvm-19/bin
+CC := $(LLVM_BIN)/clang
+export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
+
+DEBS := clang-19 llvm-19-dev libclang-19-dev lld-19 llvm-19-tools graphviz \
+        valgrind python3-pip
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+RUNTIME_SRC := $(wildcard runtime/*.c)
+RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/runtime/%.o,$(RUNTIME_SRC))
+RUNTIME_CFLAGS := -std=c11 -O2 -g -fPIC -Wall -Wextra -Iinclude -MMD -MP
+
+.PHONY: all deps build runtime compiler cli test test-runtime test-lit test-cli \
+        demo bench clean
+
+all: build
+
+# ---- dependencies ----------------------------------------------------------
+deps: $(BUILD)/.deps-ok
+
+$(BUILD)/.deps-ok:
+	@missing=""; for p in $(DEBS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "vigil: installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@command -v cargo >/dev/null 2>&1 || { \
+	  echo "vigil: installing Rust (Debian cargo)"; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq cargo rustc; }
+	@python3 -c 'import lit' 2>/dev/null || { \
+	  echo "vigil: installing lit (PyPI)"; \
+	  python3 -m pip install -q lit || python3 -m pip install -q --break-system-packages lit; }
+	@mkdir -p $(BUILD) && touch $@
+
+# ---- build -----------------------------------------------------------------
+build: deps runtime compiler cli
+
+runtime: $(BUILD)/lib/libvigil.a
+
+$(BUILD)/obj/runtime/%.o: runtime/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(RUNTIME_CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/libvigil.a: $(RUNTIME_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(LLVM_BIN)/llvm-ar rcs $@ $^
+
+-include $(RUNTIME_OBJ:.o=.d)
+
+compiler: deps
+	$(MAKE) -C compiler BUILD=$(BUILD)
+
+cli: deps
+	cargo build --release --quiet --manifest-path cli/Cargo.toml
+	@mkdir -p $(BUILD)/bin
+	cp -f cli/target/release/vigil $(BUILD)/bin/vigil
+	ln -sf vigil $(BUILD)/bin/vigil-cc
+
+# ---- tests -----------------------------------------------------------------
+test: build $(BUILD)/tests/test_engine
+	@tests/run-all.sh "$(BUILD)"
+
+$(BUILD)/tests/test_engine: tests/runtime/test_engine.c tests/runtime/automaton_builder.h $(BUILD)/lib/libvigil.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O1 -Wall -Iinclude -Iruntime $< $(BUILD)/lib/libvigil.a -lpthread -o $@
+
+test-runtime: $(BUILD)/tests/test_engine
+	$(BUILD)/tests/test_engine
+
+test-lit: build
+	VIGIL_BUILD=$(BUILD) python3 -m lit -sv tests/lit
+
+test-cli: deps
+	cargo test --quiet --manifest-path cli/Cargo.toml
+
+# ---- demo and benchmarks ------------------------------------------------------
+demo: build
+	$(BUILD)/bin/vigil demo
+
+bench: build
+	bench/callgrind-bound.sh "$(BUILD)"
+
+clean:
+	rm -rf $(BUILD) cli/target

@@ -1,0 +1,87 @@
+/*
+ * config.c — reads the VIGIL_* environment once, at the first bound entered.
+ * A bad value is reported on stderr and the default used: configuration
+ * mistakes never stop the program being verified.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct vg_config vg_config = {.on_failure = VG_ABORT,
+                              .algorithm = VG_TAGS,
+                              .backtrace = 1,
+                              .report_fd = -1,
+                              .store_limit = 1u << 20};
+extern size_t vg_memory_limit;
+void vg_stats_at_exit(void);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void bad(const char *var, const char *val, const char *expect) {
+  fprintf(stderr, "vigil: ignoring %s=%s (expected %s)\n", var, val, expect);
+}
+
+static int parse_size(const char *var, const char *v, size_t *out) {
+  char *end;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (end == v || n == 0) {
+    bad(var, v, "a positive number");
+    return -1;
+  }
+  switch (*end) {
+  case 'k': case 'K': n <<= 10; end++; break;
+  case 'm': case 'M': n <<= 20; end++; break;
+  case 'g': case 'G': n <<= 30; end++; break;
+  }
+  if (*end) {
+    bad(var, v, "a positive number with an optional K, M or G suffix");
+    return -1;
+  }
+  *out = (size_t)n;
+  return 0;
+}
+
+static void init(void) {
+  const char *v;
+  if ((v = getenv("VIGIL_ON_FAILURE")) && *v) {
+    if (!strcmp(v, "abort")) vg_config.on_failure = VG_ABORT;
+    else if (!strcmp(v, "log")) vg_config.on_failure = VG_LOG;
+    else if (!strcmp(v, "count")) vg_config.on_failure = VG_COUNT;
+    else bad("VIGIL_ON_FAILURE", v, "abort, log or count");
+  }
+  if ((v = getenv("VIGIL_ALGORITHM")) && *v) {
+    if (!strcmp(v, "tags")) vg_config.algorithm = VG_TAGS;
+    else if (!strcmp(v, "history")) vg_config.algorithm = VG_HISTORY;
+    else bad("VIGIL_ALGORITHM", v, "tags or history");
+  }
+  if ((v = getenv("VIGIL_STATS")) && *v)
+    vg_config.stats = strcmp(v, "0") != 0;
+  if ((v = getenv("VIGIL_BACKTRACE")) && *v)
+    vg_config.backtrace = strcmp(v, "0") != 0;
+  if ((v = getenv("VIGIL_STORE_LIMIT")) && *v) {
+    size_t n;
+    if (!parse_size("VIGIL_STORE_LIMIT", v, &n)) {
+      size_t p = 16;
+      while (p * 2 <= n) p *= 2; /* stores grow in powers of two */
+      vg_config.store_limit = p;
+    }
+  }
+  if ((v = getenv("VIGIL_MEMORY_LIMIT")) && *v) {
+    size_t n;
+    if (!parse_size("VIGIL_MEMORY_LIMIT", v, &n))
+      vg_memory_limit = n;
+  }
+  if ((v = getenv("VIGIL_REPORT")) && *v) {
+    vg_config.report_fd = open(v, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (vg_config.report_fd < 0)
+      perror("vigil: cannot open VIGIL_REPORT file; JSON reports disabled");
+  }
+  atexit(vg_stats_at_exit);
+}
+
+void vg_config_init(void) { pthread_once(&once, init); }

@@ -1,0 +1,360 @@
+/*
+ * report.c — turning a failure into what a developer needs to fix it: the
+ * assertion (file:line and text), the reason, the event with its values,
+ * what was allowed instead, the thread and a symbolised backtrace; on
+ * stderr (or a custom handler), and as one JSON object per line in
+ * VIGIL_REPORT.  Then VIGIL_ON_FAILURE decides: abort, log or count.
+ *
+ * This is the slow path: it may allocate and format freely.
+ */
+#define _GNU_SOURCE
+#include <execinfo.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static vigil_handler_fn handler;
+static void *handler_ctx;
+
+vigil_handler_fn vigil_set_handler(vigil_handler_fn h, void *ctx) {
+  vigil_handler_fn old = handler;
+  handler_ctx = ctx;
+  handler = h;
+  return old;
+}
+
+static const char *const reason_codes[] = {
+    [VG_R_MISSING_BEFORE_SITE] = "missing-before-site",
+    [VG_R_WRONG_ORDER] = "wrong-order",
+    [VG_R_EARLY_EVENT] = "event-before-site",
+    [VG_R_MISSING_AFTER_SITE] = "missing-after-site",
+    [VG_R_UNEXPECTED_EVENT] = "unexpected-event",
+    [VG_R_SITE_NOT_REACHED] = "site-not-reached",
+    [VG_R_NO_ALTERNATIVE] = "no-alternative-held",
+};
+
+/* A growable string for formatting. */
+struct buf {
+  char *p;
+  size_t len, cap;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+      return;
+    if (b->p && b->len + (size_t)n < b->cap) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t ncap = (b->cap ? b->cap * 2 : 256) + (size_t)n;
+    char *np = realloc(b->p, ncap);
+    if (!np)
+      return;
+    b->p = np;
+    b->cap = ncap;
+  }
+}
+
+static const char *bstr(struct buf *b) { return b->p ? b->p : ""; }
+
+/* Values are raw 64-bit words; show small ones and negative 32-bit ones in
+ * decimal, the rest (pointers) in hex. */
+static void format_value(struct buf *b, uint64_t v) {
+  if (v < 1000000)
+    bprintf(b, "%llu", (unsigned long long)v);
+  else if (v >= 0xffff0000ull && v <= 0xffffffffull)
+    bprintf(b, "%d", (int)(uint32_t)v);
+  else if (v >= 0xffffffffffff0000ull)
+    bprintf(b, "%lld", (long long)v);
+  else
+    bprintf(b, "0x%llx", (unsigned long long)v);
+}
+
+static void format_values(struct buf *b, const struct vigil_assertion *a,
+                          const struct vigil_event_desc *ev,
+                          const struct vg_failure *f, const uint64_t *captures) {
+  const char *sep = "";
+  for (unsigned i = 0; i < ev->nvalues; i++) {
+    const struct vigil_value_desc *v = &ev->values[i];
+    uint64_t val;
+    if (f->has_values)
+      val = f->values[i];
+    else if (v->kind == VIGIL_VAL_CAPTURE && captures)
+      val = captures[v->capture];
+    else if (v->kind == VIGIL_VAL_CONST)
+      val = v->constant;
+    else
+      continue; /* ANY, not observed: nothing to say */
+    if (v->is_return)
+      bprintf(b, "%sreturn value", sep);
+    else if (f->has_values || v->kind != VIGIL_VAL_CAPTURE)
+      bprintf(b, "%sargument %u (%s)", sep, v->arg_index + 1, v->text);
+    else
+      bprintf(b, "%s%s", sep, v->text);
+    bprintf(b, " = ");
+    format_value(b, val);
+    sep = ", ";
+  }
+  (void)a;
+}
+
+static void format_expected(struct buf *b, const struct vigil_automaton *au,
+                            uint64_t mask) {
+  const char *sep = "";
+  for (unsigned e = 0; e < au->nevents; e++)
+    if (mask & (1ull << e)) {
+      const struct vigil_event_desc *ev = &au->events[e];
+      bprintf(b, "%s%s", sep, ev->kind == VIGIL_EV_SITE ? "TESLA_ASSERTION_SITE" : ev->text);
+      sep = " | ";
+    }
+}
+
+static void explain(struct buf *b, const struct vg_failure *f, const char *event) {
+  switch (f->reason) {
+  case VG_R_MISSING_BEFORE_SITE:
+    bprintf(b, "required event %s did not happen before the assertion site", event);
+    break;
+  case VG_R_WRONG_ORDER:
+    bprintf(b, "%s happened, but not in the order the assertion requires", event);
+    break;
+  case VG_R_EARLY_EVENT:
+    bprintf(b, "%s is expected after the assertion site but happened before it", event);
+    break;
+  case VG_R_MISSING_AFTER_SITE:
+    bprintf(b, "required event %s did not happen after the assertion site before the bound ended", event);
+    break;
+  case VG_R_UNEXPECTED_EVENT:
+    bprintf(b, "strict mode: %s is not a transition of the automaton here", event);
+    break;
+  case VG_R_SITE_NOT_REACHED:
+    bprintf(b, "strict mode: the bound ended without completing the sequence");
+    break;
+  default:
+    bprintf(b, "no alternative of the assertion held");
+  }
+}
+
+static void json_string(struct buf *b, const char *s) {
+  bprintf(b, "\"");
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      bprintf(b, "\\%c", c);
+    else if (c == '\n')
+      bprintf(b, "\\n");
+    else if (c == '\t')
+      bprintf(b, "\\t");
+    else if (c < 0x20)
+      bprintf(b, "\\u%04x", c);
+    else
+      bprintf(b, "%c", c);
+  }
+  bprintf(b, "\"");
+}
+
+/* Symbolised frames of the instrumented program: everything above the
+ * outermost libvigil entry point. */
+static char **backtrace_frames(int *count, int *first) {
+  void *frames[48];
+  int n = backtrace(frames, 48);
+  char **syms = backtrace_symbols(frames, n);
+  *count = n;
+  *first = 0;
+  if (!syms)
+    return NULL;
+  for (int i = 0; i < n; i++)
+    if (strstr(syms[i], "(__vigil_"))
+      *first = i + 1;
+  return syms;
+}
+
+struct sub {
+  int alternative;
+  struct buf reason_text, event, values, expected;
+  const char *reason;
+};
+
+static void describe(struct sub *s, const struct vigil_assertion *a,
+                     const struct vg_failure *f, const uint64_t *captures) {
+  const struct vigil_automaton *au = &a->alternatives[f->alternative];
+  memset(s, 0, sizeof *s);
+  s->alternative = a->nalternatives > 1 ? f->alternative : -1;
+  s->reason = reason_codes[f->reason];
+  const char *evtext = "";
+  if (f->event >= 0) {
+    const struct vigil_event_desc *ev = &au->events[f->event];
+    evtext = ev->kind == VIGIL_EV_SITE ? "TESLA_ASSERTION_SITE" : ev->text;
+    format_values(&s->values, a, ev, f, captures);
+  }
+  bprintf(&s->event, "%s", evtext);
+  explain(&s->reason_text, f, f->event >= 0 ? evtext : "");
+  format_expected(&s->expected, au, f->expected);
+}
+
+static void release(struct sub *s) {
+  free(s->reason_text.p);
+  free(s->event.p);
+  free(s->values.p);
+  free(s->expected.p);
+}
+
+/* Reports failures[0..n) of one assertion as one violation. */
+static void report(struct vigil_assertion *a, void *instance,
+                   struct vg_failure *const *failures, int n) {
+  struct vg_header *h = instance;
+  struct vg_assertion_rt *rt = vg_rt(a);
+  if (rt)
+    atomic_fetch_add_explicit(&rt->failures, 1, memory_order_relaxed);
+  h->reported = 1;
+
+  struct sub subs[VIGIL_MAX_ALTERNATIVES];
+  for (int i = 0; i < n; i++)
+    describe(&subs[i], a, failures[i], h->captures);
+  long tid = (long)gettid();
+  char tname[32] = "";
+  pthread_getname_np(pthread_self(), tname, sizeof tname);
+  int nframes = 0, first = 0;
+  char **frames = vg_config.backtrace ? backtrace_frames(&nframes, &first) : NULL;
+
+  const char *reason = n == 1 ? subs[0].reason : reason_codes[VG_R_NO_ALTERNATIVE];
+  struct buf expl = {0};
+  if (n == 1)
+    bprintf(&expl, "%s", bstr(&subs[0].reason_text));
+  else
+    bprintf(&expl, "no alternative of the assertion held");
+
+  struct vigil_violation v = {
+      .assertion = a->location, .text = a->text, .reason = reason,
+      .explanation = bstr(&expl), .event = bstr(&subs[0].event),
+      .values = bstr(&subs[0].values), .expected = bstr(&subs[0].expected),
+      .alternative = n == 1 ? subs[0].alternative : -1, .thread = tid,
+      .thread_name = tname};
+
+  if (handler) {
+    handler(&v, handler_ctx);
+  } else if (vg_config.on_failure != VG_COUNT) {
+    struct buf b = {0};
+    bprintf(&b, "vigil: assertion failed at %s\n  %s\n", a->location, a->text);
+    for (int i = 0; i < n; i++) {
+      struct sub *s = &subs[i];
+      if (s->alternative >= 0)
+        bprintf(&b, "  alternative %d: %s\n", s->alternative + 1,
+                a->alternatives[s->alternative].text);
+      const char *ind = s->alternative >= 0 ? "    " : "  ";
+      bprintf(&b, "%sreason:   %s (%s)\n", ind, bstr(&s->reason_text), s->reason);
+      if (s->event.len)
+        bprintf(&b, "%sevent:    %s\n", ind, bstr(&s->event));
+      if (s->values.len)
+        bprintf(&b, "%svalues:   %s\n", ind, bstr(&s->values));
+      if (s->expected.len)
+        bprintf(&b, "%sallowed:  %s\n", ind, bstr(&s->expected));
+    }
+    bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
+    if (frames) {
+      bprintf(&b, "  backtrace:\n");
+      for (int i = first; i < nframes; i++)
+        bprintf(&b, "    #%d %s\n", i - first, frames[i]);
+    }
+    if (b.p) {
+      fputs(b.p, stderr);
+      fflush(stderr);
+    }
+    free(b.p);
+  }
+
+  if (vg_config.report_fd >= 0) {
+    struct buf j = {0};
+    bprintf(&j, "{\"assertion\":");
+    json_string(&j, a->location);
+    bprintf(&j, ",\"text\":");
+    json_string(&j, a->text);
+    bprintf(&j, ",\"reason\":");
+    json_string(&j, reason);
+    bprintf(&j, ",\"explanation\":");
+    json_string(&j, bstr(&expl));
+    bprintf(&j, ",\"event\":");
+    json_string(&j, bstr(&subs[0].event));
+    bprintf(&j, ",\"values\":");
+    json_string(&j, bstr(&subs[0].values));
+    bprintf(&j, ",\"allowed\":");
+    json_string(&j, bstr(&subs[0].expected));
+    if (n > 1) {
+      bprintf(&j, ",\"alternatives\":[");
+      for (int i = 0; i < n; i++) {
+        bprintf(&j, "%s{\"alternative\":%d,\"reason\":", i ? "," : "", subs[i].alternative + 1);
+        json_string(&j, subs[i].reason);
+        bprintf(&j, ",\"event\":");
+        json_string(&j, bstr(&subs[i].event));
+        bprintf(&j, "}");
+      }
+      bprintf(&j, "]");
+    }
+    bprintf(&j, ",\"thread\":%ld,\"thread_name\":", tid);
+    json_string(&j, tname);
+    bprintf(&j, ",\"pid\":%ld,\"backtrace\":[", (long)getpid());
+    for (int i = first; frames && i < nframes; i++) {
+      if (i > first)
+        bprintf(&j, ",");
+      json_string(&j, frames[i]);
+    }
+    bprintf(&j, "]}\n");
+    if (j.p) {
+      size_t off = 0;
+      while (off < j.len) {
+        ssize_t w = write(vg_config.report_fd, j.p + off, j.len - off);
+        if (w <= 0)
+          break;
+        off += (size_t)w;
+      }
+    }
+    free(j.p);
+  }
+  free(frames);
+  free(expl.p);
+  for (int i = 0; i < n; i++)
+    release(&subs[i]);
+  if (vg_config.on_failure == VG_ABORT) {
+    fprintf(stderr, "vigil: aborting (set VIGIL_ON_FAILURE=log to continue)\n");
+    abort();
+  }
+}
+
+void vg_fail(struct vigil_assertion *a, void *instance, struct vg_failure *f) {
+  struct vg_alt *alt = &vg_alts(instance)[f->alternative];
+  alt->status |= VG_ALT_FAILED | VG_ALT_DISABLED;
+  if (a->nalternatives == 1) {
+    struct vg_failure *one = f;
+    report(a, instance, &one, 1);
+    return;
+  }
+  /* top-level OR: decided at the end of the bound, when all are in */
+  if (!alt->failure)
+    alt->failure = vg_alloc(sizeof *alt->failure, 1);
+  if (alt->failure)
+    *alt->failure = *f;
+}
+
+void vg_report_group(struct vigil_assertion *a, void *instance) {
+  struct vg_header *h = instance;
+  struct vg_failure *fs[VIGIL_MAX_ALTERNATIVES];
+  int n = 0;
+  for (unsigned i = 0; i < a->nalternatives; i++) {
+    struct vg_alt *alt = &vg_alts(instance)[i];
+    if (alt->gen != h->gen || !(alt->status & VG_ALT_FAILED))
+      return; /* this alternative held (or never ran): the assertion holds */
+    if (!alt->failure)
+      return; /* no memory to describe it: counted as dropped below */
+    fs[n++] = alt->failure;
+  }
+  report(a, instance, fs, n);
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs every test suite and prints one closing line with the totals:
+#   "tests: N passed, N failed, N skipped"
+# Exit status is non-zero if any suite failed.
+set -u
+BUILD=${1:-$(pwd)/build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+passed=0 failed=0 skipped=0 status=0
+log=$(mktemp -d)
+
+echo "== runtime unit and property tests"
+"$BUILD/tests/test_engine" | tee "$log/runtime" || status=1
+line=$(grep -E '^runtime: [0-9]+ passed, [0-9]+ failed' "$log/runtime" | tail -1)
+if [ -n "$line" ]; then
+  passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
+  failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+else
+  echo "runtime tests printed no summary"; failed=$((failed + 1)); status=1
+fi
+
+echo "== lit end-to-end and compiler tests"
+VIGIL_BUILD="$BUILD" python3 -m lit -v "$ROOT/tests/lit" 2>&1 | tee "$log/lit"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+for kind in Passed Failed Unsupported; do
+  n=$(grep -E "^ *$kind *: *[0-9]+" "$log/lit" | sed -E 's/[^0-9]*([0-9]+).*/\1/' | tail -1)
+  n=${n:-0}
+  case $kind in
+    Passed) passed=$((passed + n));;
+    Failed) failed=$((failed + n));;
+    Unsupported) skipped=$((skipped + n));;
+  esac
+done
+grep -E "^ *(Passed|Failed)" "$log/lit" >/dev/null || { echo "lit ran no test"; status=1; failed=$((failed + 1)); }
+
+echo "== cargo test (CLI)"
+cargo test --quiet --manifest-path "$ROOT/cli/Cargo.toml" 2>&1 | tee "$log/cargo"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+while read -r p f; do
+  passed=$((passed + p)); failed=$((failed + f))
+done < <(sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$log/cargo")
+
+rm -rf "$log"
+echo
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] || status=1
+exit $status
