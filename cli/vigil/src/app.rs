@@ -1,0 +1,281 @@
+//! The command line: argv[0] dispatch, `vigil cc` pass-through, and the clap
+//! definition of the other subcommands.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{ArgGroup, Parser, Subcommand};
+
+use crate::error::{Error, Result};
+use crate::explain::Format;
+use crate::install::{clang_from_env, Install};
+use crate::{cc, demo, explain, flags, shell};
+
+/// Names under which the binary acts as `vigil cc`.
+pub const CC_NAMES: &[&str] = &["vigil-cc"];
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "vigil",
+    version,
+    about = "Runtime verification of TESLA-style temporal assertions in C programs",
+    long_about = "Runtime verification of TESLA-style temporal assertions in C programs.\n\n\
+        Write assertions such as\n\n    \
+        TESLA_WITHIN(syscall, previously(mac_check(c, f) == 0));\n\n\
+        in your C code (#include <tesla.h>), build with `vigil cc` (or `vigil-cc`) in \
+        place of your C compiler, and the program checks them as it runs.",
+    after_help = "Environment:\n  \
+        VIGIL_HOME     installation root (default: the directory above vigil's bin/)\n  \
+        VIGIL_CLANG    compiler to run (default: clang-19, or /usr/lib/llvm-19/bin/clang)\n  \
+        VIGIL_VERBOSE  print the compiler command line before running it\n\n\
+        Run-time (the instrumented program):\n  \
+        VIGIL_ON_FAILURE  abort (default) | log | count\n  \
+        VIGIL_REPORT      write violations to this file as JSON Lines",
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Compile and link like clang, with vigil's instrumentation (also: vigil-cc)
+    ///
+    /// Every argument is passed to clang unchanged; vigil adds its plugin,
+    /// header path and (when linking) its link-time pass and runtime.
+    /// `vigil cc --help` and `vigil cc --version` are clang's.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Cc {
+        /// Arguments for clang
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<OsString>,
+    },
+
+    /// Print the flags to use vigil with a build system that takes CC, CFLAGS and LDFLAGS
+    ///
+    /// Example: make CC="$(vigil flags --cc)" CFLAGS="$(vigil flags --cflags)" LDFLAGS="$(vigil flags --ldflags)"
+    #[command(group(ArgGroup::new("what").required(true).multiple(true).args(["cflags", "ldflags", "cc"])))]
+    Flags {
+        /// Compile flags (header path, Clang plugin, LTO bitcode)
+        #[arg(long)]
+        cflags: bool,
+        /// Link flags, including the link-time pass and the runtime library
+        #[arg(long)]
+        ldflags: bool,
+        /// The path of the clang to use
+        #[arg(long)]
+        cc: bool,
+    },
+
+    /// Describe the assertions of a C file and their automata
+    Explain {
+        /// The C source file
+        file: PathBuf,
+        /// Output format
+        #[arg(long, short = 'f', value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Write to this file instead of standard output
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Extra clang arguments (-I, -D, -std=...), after `--`
+        #[arg(last = true, value_name = "CLANG_ARGS")]
+        clang_args: Vec<OsString>,
+    },
+
+    /// Build and run a small example: a correct run, then a run with a seeded bug
+    Demo {
+        /// Build in DIR and keep it (default: a temporary directory, removed afterwards)
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+    },
+}
+
+/// What to do with a command line, decided before clap sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dispatch {
+    /// Act as the compiler driver with these (untouched) arguments.
+    Cc(Vec<OsString>),
+    /// Parse as a `vigil` command line.
+    Clap(Vec<OsString>),
+}
+
+fn basename(arg0: &OsStr) -> &OsStr {
+    Path::new(arg0).file_name().unwrap_or(arg0)
+}
+
+/// Decide from argv[0] and argv[1] whether this is a compiler invocation.
+/// `vigil-cc ARGS` and `vigil cc ARGS` never go through clap, so that every
+/// compiler option (including --help and --version) reaches clang.
+pub fn dispatch(argv: Vec<OsString>) -> Dispatch {
+    let mut it = argv.into_iter();
+    let arg0 = it.next().unwrap_or_else(|| OsString::from("vigil"));
+    let rest: Vec<OsString> = it.collect();
+    if CC_NAMES.iter().any(|n| basename(&arg0) == OsStr::new(n)) {
+        return Dispatch::Cc(rest);
+    }
+    if rest.first().map(|a| a == "cc").unwrap_or(false) {
+        return Dispatch::Cc(rest[1..].to_vec());
+    }
+    let mut all = vec![arg0];
+    all.extend(rest);
+    Dispatch::Clap(all)
+}
+
+/// `vigil flags`: the requested parts on one line, shell-quoted.
+pub fn flags_line(install: &Install, cflags: bool, ldflags: bool, cc: bool) -> Result<String> {
+    let mut words: Vec<OsString> = Vec::new();
+    if cc {
+        words.push(clang_from_env()?.into_os_string());
+    }
+    if cflags {
+        words.extend(flags::cflags(install)?);
+    }
+    if ldflags {
+        words.extend(flags::ldflags(install)?);
+    }
+    Ok(shell::join(&words))
+}
+
+fn run_cli(cli: Cli) -> Result<()> {
+    match cli.command {
+        Cmd::Cc { args } => cc::run(&args),
+        Cmd::Flags {
+            cflags,
+            ldflags,
+            cc,
+        } => {
+            let install = Install::locate()?;
+            let line = flags_line(&install, cflags, ldflags, cc)?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{line}").map_err(|e| Error::failure(format!("cannot write output: {e}")))
+        }
+        Cmd::Explain {
+            file,
+            format,
+            output,
+            clang_args,
+        } => explain::run(&file, format, output.as_deref(), &clang_args),
+        Cmd::Demo { keep } => demo::run(keep.as_deref()),
+    }
+}
+
+/// Run the program with these arguments (argv[0] included); returns the
+/// exit status.
+pub fn run(argv: Vec<OsString>) -> i32 {
+    let result = match dispatch(argv) {
+        Dispatch::Cc(args) => cc::run(&args),
+        Dispatch::Clap(args) => match Cli::try_parse_from(args) {
+            Ok(cli) => run_cli(cli),
+            Err(e) => {
+                let _ = e.print();
+                return e.exit_code();
+            }
+        },
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("vigil: error: {e}");
+            e.code
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn clap_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn vigil_cc_by_name() {
+        assert_eq!(
+            dispatch(os(&["vigil-cc", "-c", "x.c"])),
+            Dispatch::Cc(os(&["-c", "x.c"]))
+        );
+        assert_eq!(
+            dispatch(os(&["/usr/local/bin/vigil-cc", "--version"])),
+            Dispatch::Cc(os(&["--version"]))
+        );
+        // Even `cc` as first argument is a compiler argument for vigil-cc.
+        assert_eq!(dispatch(os(&["vigil-cc", "cc"])), Dispatch::Cc(os(&["cc"])));
+    }
+
+    #[test]
+    fn vigil_cc_subcommand_is_not_parsed() {
+        assert_eq!(
+            dispatch(os(&["vigil", "cc", "--version"])),
+            Dispatch::Cc(os(&["--version"]))
+        );
+        assert_eq!(
+            dispatch(os(&["./build/bin/vigil", "cc", "--help"])),
+            Dispatch::Cc(os(&["--help"]))
+        );
+        assert_eq!(dispatch(os(&["vigil", "cc"])), Dispatch::Cc(vec![]));
+    }
+
+    #[test]
+    fn other_names_go_to_clap() {
+        assert_eq!(
+            dispatch(os(&["vigil", "flags", "--cflags"])),
+            Dispatch::Clap(os(&["vigil", "flags", "--cflags"]))
+        );
+        assert_eq!(
+            dispatch(os(&["vigil-ccx", "x.c"])),
+            Dispatch::Clap(os(&["vigil-ccx", "x.c"]))
+        );
+        assert_eq!(
+            dispatch(os(&["vigil", "--", "cc"])),
+            Dispatch::Clap(os(&["vigil", "--", "cc"]))
+        );
+        assert_eq!(dispatch(vec![]), Dispatch::Clap(os(&["vigil"])));
+    }
+
+    #[test]
+    fn explain_parses_trailing_clang_args() {
+        let cli = Cli::try_parse_from(os(&[
+            "vigil", "explain", "a.c", "--format", "dot", "-o", "a.dot", "--", "-Iinc", "-DX=1",
+        ]))
+        .unwrap();
+        match cli.command {
+            Cmd::Explain {
+                file,
+                format,
+                output,
+                clang_args,
+            } => {
+                assert_eq!(file, PathBuf::from("a.c"));
+                assert_eq!(format, Format::Dot);
+                assert_eq!(output, Some(PathBuf::from("a.dot")));
+                assert_eq!(clang_args, os(&["-Iinc", "-DX=1"]));
+            }
+            other => panic!("{other:?}"),
+        }
+        let cli = Cli::try_parse_from(os(&["vigil", "explain", "a.c"])).unwrap();
+        assert!(matches!(
+            cli.command,
+            Cmd::Explain {
+                format: Format::Text,
+                output: None,
+                ..
+            }
+        ));
+        assert!(Cli::try_parse_from(os(&["vigil", "explain", "a.c", "--format", "pdf"])).is_err());
+    }
+
+    #[test]
+    fn flags_requires_a_choice() {
+        assert!(Cli::try_parse_from(os(&["vigil", "flags"])).is_err());
+        assert!(Cli::try_parse_from(os(&["vigil", "flags", "--cflags", "--ldflags"])).is_ok());
+    }
+}

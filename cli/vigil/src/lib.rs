@@ -1,0 +1,21 @@
+//! vigil's command-line tool, as a library: the `vigil` binary is a thin
+//! wrapper around [`app::run`].
+//!
+//! * [`args`]: classifying a compiler command line (does it link? at which -O?)
+//! * [`flags`]: the flags vigil adds to clang's command line
+//! * [`install`]: finding vigil's plugins, runtime, header and clang
+//! * [`cc`], [`explain`], [`demo`]: the subcommands
+//! * [`app`]: argv[0] dispatch and the clap command line
+
+pub mod app;
+pub mod args;
+pub mod cc;
+pub mod demo;
+pub mod error;
+pub mod explain;
+pub mod flags;
+pub mod install;
+pub mod shell;
+pub mod tempdir;
+
+pub use error::{Error, Result};
