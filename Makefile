@@ -83,7 +83,7 @@ test-runtime: $(BUILD)/tests/test_engine
 	$(BUILD)/tests/test_engine
 
 test-lit: build
-	VIGIL_BUILD=$(BUILD) python3 -m lit -sv tests/lit
+	VIGIL_BUILD=$(BUILD) python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -sv tests/lit
 
 test-cli: deps
 	cargo test --quiet --manifest-path cli/Cargo.toml

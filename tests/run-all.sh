@@ -19,7 +19,7 @@ else
 fi
 
 echo "== lit end-to-end and compiler tests"
-VIGIL_BUILD="$BUILD" python3 -m lit -v "$ROOT/tests/lit" 2>&1 | tee "$log/lit"
+VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$ROOT/tests/lit" 2>&1 | tee "$log/lit"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 for kind in Passed Failed Unsupported; do
   n=$(grep -E "^ *$kind *: *[0-9]+" "$log/lit" | sed -E 's/[^0-9]*([0-9]+).*/\1/' | tail -1)

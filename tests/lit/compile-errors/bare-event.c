@@ -1,0 +1,22 @@
+// An event outside TSEQUENCE/previously/eventually.
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct s mk(int);
+int sv(struct s);
+int f(int);
+int g(void);
+int h(void);
+void v(int);
+double d(double);
+int vf(int, ...);
+int nine(int, int, int, int, int, int, int, int, int);
+__int128 big(void);
+int glob;
+int syscall(void);
+
+void t(int x) {
+  // CHECK: {{.*}}bare-event.c:[[@LINE+1]]:25: error: vigil: an event must be inside TSEQUENCE(...), previously(...) or eventually(...)
+  TESLA_WITHIN(syscall, call(f));
+}

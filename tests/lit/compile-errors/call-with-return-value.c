@@ -1,0 +1,22 @@
+// call(f(...) == v).
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct s mk(int);
+int sv(struct s);
+int f(int);
+int g(void);
+int h(void);
+void v(int);
+double d(double);
+int vf(int, ...);
+int nine(int, int, int, int, int, int, int, int, int);
+__int128 big(void);
+int glob;
+int syscall(void);
+
+void t(int x) {
+  // CHECK: {{.*}}call-with-return-value.c:[[@LINE+1]]:36: error: vigil: call(...) cannot match a return value; write f(args) == v for a return event
+  TESLA_WITHIN(syscall, previously(call(f(x) == 0)));
+}

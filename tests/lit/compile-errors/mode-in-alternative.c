@@ -1,0 +1,22 @@
+// A mode wrapper around one alternative only.
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct s mk(int);
+int sv(struct s);
+int f(int);
+int g(void);
+int h(void);
+void v(int);
+double d(double);
+int vf(int, ...);
+int nine(int, int, int, int, int, int, int, int, int);
+__int128 big(void);
+int glob;
+int syscall(void);
+
+void t(int x) {
+  // CHECK: {{.*}}mode-in-alternative.c:[[@LINE+1]]:48: error: vigil: conditional(...) must enclose the whole assertion
+  TESLA_WITHIN(syscall, previously(call(g)) || conditional(previously(call(f))));
+}

@@ -1,0 +1,22 @@
+// A floating-point value.
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct s mk(int);
+int sv(struct s);
+int f(int);
+int g(void);
+int h(void);
+void v(int);
+double d(double);
+int vf(int, ...);
+int nine(int, int, int, int, int, int, int, int, int);
+__int128 big(void);
+int glob;
+int syscall(void);
+
+void t(double y) {
+  // CHECK: {{.*}}value-type.c:[[@LINE+1]]:38: error: vigil: value 'y' has type 'double'; only integer, pointer, enum and bool values can be matched
+  TESLA_WITHIN(syscall, previously(d(y) == 0));
+}

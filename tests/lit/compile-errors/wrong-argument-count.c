@@ -1,0 +1,22 @@
+// Variadic arguments cannot be matched.
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct s mk(int);
+int sv(struct s);
+int f(int);
+int g(void);
+int h(void);
+void v(int);
+double d(double);
+int vf(int, ...);
+int nine(int, int, int, int, int, int, int, int, int);
+__int128 big(void);
+int glob;
+int syscall(void);
+
+void t(int x) {
+  // CHECK: {{.*}}wrong-argument-count.c:[[@LINE+1]]:36: error: vigil: wrong number of arguments to 'vf': expected 1 (variadic arguments cannot be matched), got 2
+  TESLA_WITHIN(syscall, previously(vf(1, 2) == 0));
+}
