@@ -5,7 +5,7 @@
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_STATS=1 VIGIL_REPORT=%t.jsonl not %t 2>&1 | FileCheck %s
 // RUN: wc -l < %t.jsonl | FileCheck %s --check-prefix=LINES
 // RUN: rm -f %t.jsonl
-// RUN: env VIGIL_ON_FAILURE=count %t 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: env VIGIL_ON_FAILURE=count not %t 2>&1 | FileCheck %s --check-prefix=COUNT
 #include <stdio.h>
 #include <tesla.h>
 
