@@ -21,7 +21,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUNTIME_SRC := $(wildcard runtime/*.c)
 RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/runtime/%.o,$(RUNTIME_SRC))
-RUNTIME_CFLAGS := -std=c11 -O2 -g -fPIC -Wall -Wextra -Iinclude -MMD -MP
+RUNTIME_CFLAGS := -std=c11 -O2 -g -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude -MMD -MP
 
 .PHONY: all deps build runtime compiler cli test test-runtime test-lit test-cli \
         demo bench clean

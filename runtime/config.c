@@ -1,5 +1,5 @@
 /*
- * config.c — reads the VIGIL_* environment once, at the first bound entered.
+ * config.c — reads the VIGIL_* environment once, when the program loads.
  * A bad value is reported on stderr and the default used: configuration
  * mistakes never stop the program being verified.
  */
@@ -16,6 +16,7 @@ struct vg_config vg_config = {.on_failure = VG_ABORT,
                               .algorithm = VG_TAGS,
                               .backtrace = 1,
                               .report_fd = -1,
+                              .precise = 1,
                               .store_limit = 1u << 20};
 extern size_t vg_memory_limit;
 void vg_stats_at_exit(void);
@@ -59,6 +60,11 @@ static void init(void) {
     else if (!strcmp(v, "history")) vg_config.algorithm = VG_HISTORY;
     else bad("VIGIL_ALGORITHM", v, "tags or history");
   }
+  if ((v = getenv("VIGIL_PRECISE")) && *v) {
+    if (!strcmp(v, "0")) vg_config.precise = 0;
+    else if (!strcmp(v, "1")) vg_config.precise = 1;
+    else bad("VIGIL_PRECISE", v, "0 or 1");
+  }
   if ((v = getenv("VIGIL_STATS")) && *v)
     vg_config.stats = strcmp(v, "0") != 0;
   if ((v = getenv("VIGIL_BACKTRACE")) && *v)
@@ -85,3 +91,9 @@ static void init(void) {
 }
 
 void vg_config_init(void) { pthread_once(&once, init); }
+
+/* Read the environment before main: the inline fast path never calls into
+ * the runtime, so it cannot be the one to trigger this.  The slow paths
+ * still call vg_config_init (a no-op by then) for programs whose
+ * constructors run instrumented code before this one. */
+__attribute__((constructor)) static void config_at_load(void) { vg_config_init(); }

@@ -40,9 +40,56 @@ static inline uint64_t bit(unsigned i) { return 1ull << i; }
 
 static inline unsigned lowest(uint64_t m) { return (unsigned)__builtin_ctzll(m); }
 
+/* Whether the alternative runs forward: every pre-site event is static, so
+ * nothing needs a temporal store before the site (post-site events that
+ * carry captured values are compared with the captures once known). */
+static int forward_capable(const struct vigil_automaton *au) {
+  if (au->is_static)
+    return 1;
+  for (unsigned e = 1; e < au->site; e++)
+    if (!(au->events[e].flags & VIGIL_EF_STATIC))
+      return 0;
+  return 1;
+}
+
+/* Take an alternative's state back from the inline fast path (its byte in
+ * header.fast, vigil/fastpath.h).  The fast path does not keep `ever`
+ * (events seen since the window began, used only to word a failure as
+ * "wrong order" rather than "missing"): it is rebuilt as every event
+ * between the window's start and the current one.  That can add optional
+ * events that were skipped, which a report never names (the event named is
+ * always a required one). */
+static void reclaim(const struct vigil_assertion *a, struct vg_header *h,
+                    unsigned ai, struct vg_alt *alt) {
+  unsigned f = h->fast[ai];
+  if (!f)
+    return;
+  h->fast[ai] = 0;
+  const struct vigil_automaton *au = &a->alternatives[ai];
+  unsigned site = au->site;
+  if (f == au->nevents + 1u) {
+    alt->status |= VG_ALT_DISABLED | VG_ALT_SITE;
+    return;
+  }
+  unsigned cur = f - 1, lo = cur >= site ? site : 0;
+  alt->cur = (uint8_t)cur;
+  alt->seen = 0;
+  alt->early = 0;
+  uint64_t upto = cur >= 63 ? ~0ull : bit(cur + 1) - 1;
+  uint64_t range = upto & ~(bit(lo + 1) - 1) & ~bit(site);
+  if (cur >= site) {
+    /* the site (inline or not) began a new window: only what follows it */
+    alt->status |= VG_ALT_SITE;
+    alt->ever = range;
+  } else {
+    alt->ever |= range;
+  }
+}
+
 /* The alternative's state for the current bound, initialised on first use. */
-static struct vg_alt *touch(struct vg_header *h, void *instance, unsigned i) {
-  struct vg_alt *alt = &vg_alts(instance)[i];
+static struct vg_alt *touch(const struct vigil_assertion *a, struct vg_header *h,
+                            unsigned i) {
+  struct vg_alt *alt = &vg_alts(h)[i];
   if (alt->gen != h->gen) {
     alt->gen = h->gen;
     alt->cur = 0;
@@ -52,7 +99,62 @@ static struct vg_alt *touch(struct vg_header *h, void *instance, unsigned i) {
     alt->ever = 0;
     alt->rec_base = h->clock; /* forget occurrences of earlier bounds */
   }
+  reclaim(a, h, i, alt);
   return alt;
+}
+
+/* Once settled, the second bound has nothing to do for this instance. */
+static void settle_instance(struct vigil_bound *b, struct vg_header *h, int passed) {
+  if (h->settled)
+    return;
+  h->settled = 1;
+  if (b->pending)
+    b->pending--;
+  if (passed)
+    h->passes++;
+}
+
+/* Hand the state back to the inline fast path when it is plain again, and
+ * settle single-alternative instances that are done. */
+static void handback(const struct vigil_assertion *a, struct vigil_bound *b,
+                     struct vg_header *h, unsigned ai, struct vg_alt *alt) {
+  const struct vigil_automaton *au = &a->alternatives[ai];
+  int disabled = (alt->status & VG_ALT_DISABLED) != 0;
+  if (a->nalternatives == 1 && disabled && !h->dropped)
+    settle_instance(b, h, !h->reported);
+  if (!a->fast || h->dropped || alt->seen || alt->early)
+    return;
+  struct vg_assertion_rt *rt = a->runtime;
+  if (!rt || !rt->fast_init[ai])
+    return;
+  /* No early occurrence is pending, so none recorded so far can matter:
+   * the inline path may begin a new attempt without telling us. */
+  alt->rec_base = h->clock;
+  if (disabled)
+    h->fast[ai] = (uint8_t)(au->nevents + 1u);
+  else if (!(alt->status & VG_ALT_FAILED))
+    h->fast[ai] = (uint8_t)(alt->cur + 1u);
+}
+
+/* First event of the assertion in this bound: join the bound's touched list
+ * (the inline fast path does the same, vigil/abi.h). */
+static void touch_instance(struct vigil_assertion *a, struct vigil_bound *b,
+                           struct vg_header *h) {
+  if (h->gen == b->gen)
+    return;
+  struct vg_assertion_rt *rt = vg_rt(a);
+  if (h->gen == 0) {
+    h->assertion = a;
+    vg_stats_register(a, h, a->locality == VIGIL_GLOBAL);
+  }
+  h->gen = b->gen;
+  h->next = b->touched;
+  b->touched = h;
+  for (unsigned i = 0; i < 8; i++)
+    h->fast[i] = a->fast && rt ? rt->fast_init[i] : 0;
+  h->settled = h->dropped = h->reported = h->site = 0;
+  h->bounds++;
+  b->pending++;
 }
 
 static uint64_t allowed_from(const struct vigil_automaton *au,
@@ -89,8 +191,12 @@ static void take(struct vigil_assertion *a, const struct vigil_automaton *au,
                  struct vg_alt *alt, unsigned x, uint64_t clock) {
   const struct vigil_event_desc *from = &au->events[alt->cur];
   const struct vigil_event_desc *to = &au->events[x];
-  if (alt->cur == 0)
-    alt->early = 0; /* a new attempt begins */
+  if (alt->cur == 0 && a->mode != VIGIL_MODE_STRICT) {
+    /* A new attempt begins.  (Strict mode has one attempt per bound: an
+     * early event is unexpected whenever it came.) */
+    alt->early = 0;
+    alt->rec_base = clock;
+  }
   if (from->or_block & bit(x))
     alt->seen |= bit(x);
   else
@@ -139,7 +245,7 @@ static void forward(struct vigil_assertion *a, void *instance, unsigned ai,
     if (!(au->events[alt->cur].flags & VIGIL_EF_FINAL))
       return;
     restart(alt);
-    if (!au->is_static)
+    if (!forward_capable(au))
       return; /* back to recording; the store already has x */
   } else if (ev->flags & VIGIL_EF_POST_SITE) {
     alt->early |= bit(x);
@@ -204,7 +310,7 @@ static void check_site_nonstatic(struct vigil_assertion *a, void *instance,
   for (unsigned e = 1; e + 1 < au->nevents; e++) {
     if (e == au->site)
       continue;
-    vg_key_expected(&au->events[e], h->captures, keys[e]);
+    vg_key_expected(&au->events[e], vg_captures(a, instance), keys[e]);
     interest |= bit(e);
   }
   struct walk w = {.au = au, .pos = au->site, .path_start = 0,
@@ -261,17 +367,48 @@ static void check_site_nonstatic(struct vigil_assertion *a, void *instance,
     alt->status |= VG_ALT_DISABLED;
 }
 
+/* The first post-site event that came before the site in this attempt,
+ * or -1.  Static ones are certain; those carrying captured values were
+ * recorded and count only if their values are the captured ones. */
+static int early_event(struct vg_header *h, const struct vigil_automaton *au,
+                       struct vg_alt *alt, const uint64_t *captures) {
+  for (uint64_t m = alt->early; m; m &= m - 1) {
+    unsigned x = lowest(m);
+    const struct vigil_event_desc *ev = &au->events[x];
+    if (ev->flags & VIGIL_EF_STATIC)
+      return (int)x;
+    uint64_t key[VIGIL_MAX_VALUES];
+    vg_key_expected(ev, captures, key);
+    if (vg_store_seen(alt, h->gen, alt->rec_base, (uint8_t)x, key))
+      return (int)x;
+  }
+  return -1;
+}
+
 static void check_site_static(struct vigil_assertion *a, void *instance,
                               unsigned ai, const struct vigil_automaton *au,
                               struct vg_alt *alt) {
+  struct vg_header *h = instance;
   unsigned site = au->site;
   uint64_t end = bit(au->nevents - 1u);
   uint64_t allowed = allowed_from(au, alt);
   uint64_t ever = alt->ever;
   alt->ever = 0; /* the next arrival's window starts here */
+  if (alt->early && a->mode == VIGIL_MODE_STRICT) {
+    /* Strict: an event after the site that came before it was not a
+     * transition; with captured values it is known to be ours only now. */
+    int early = early_event(h, au, alt, vg_captures(a, instance));
+    if (early >= 0) {
+      fail(a, instance, ai, VG_R_UNEXPECTED_EVENT, early, NULL, allowed & ~end);
+      return;
+    }
+  }
   if (allowed & bit(site)) {
-    if (alt->early) {
-      fail(a, instance, ai, VG_R_EARLY_EVENT, (int)lowest(alt->early), NULL, 0);
+    int early = alt->early ? early_event(h, au, alt, vg_captures(a, instance)) : -1;
+    alt->early = 0;
+    alt->rec_base = h->clock;
+    if (early >= 0) {
+      fail(a, instance, ai, VG_R_EARLY_EVENT, early, NULL, 0);
       return;
     }
     take(a, au, alt, site, ((struct vg_header *)instance)->clock);
@@ -296,72 +433,62 @@ static void check_site_static(struct vigil_assertion *a, void *instance,
 
 /* ---- entry points -------------------------------------------------------- */
 
-void vg_engine_bound_start(struct vigil_assertion *a, void *instance) {
-  (void)a;
-  struct vg_header *h = instance;
-  if (h->depth++ > 0)
+/* bound.gen is odd inside the bound, even outside (vigil/abi.h): the
+ * inline path tells "inside and touched" with one comparison. */
+void vg_engine_bound_enter(struct vigil_bound *b) {
+  if (b->depth++ > 0)
     return;
-  if (++h->gen == 0)
-    h->gen = 1;
-  h->dropped = 0;
-  h->reported = 0;
+  b->gen++;
+  b->touched = NULL;
 }
 
-void vg_engine_site(struct vigil_assertion *a, void *instance,
-                    const uint64_t *captures) {
+void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
+                    void *instance, const uint64_t *captures) {
   struct vg_header *h = instance;
-  if (h->depth == 0 || h->dropped)
+  if (b->depth == 0)
     return;
-  if (a->ncaptures) {
-    if (!h->captures) {
-      h->captures = vg_alloc(sizeof(uint64_t) * VIGIL_MAX_CAPTURES,
-                             a->locality == VIGIL_GLOBAL);
-      if (!h->captures) {
-        h->dropped = 1;
-        return;
-      }
-    }
-    memcpy(h->captures, captures, sizeof(uint64_t) * a->ncaptures);
-  }
-  h->site_gen = h->gen;
+  if (captures && a->ncaptures)
+    memcpy(vg_captures(a, instance), captures, sizeof(uint64_t) * a->ncaptures);
+  touch_instance(a, b, h);
+  if (h->dropped)
+    return;
+  h->site = 1;
   h->events++;
   for (unsigned ai = 0; ai < a->nalternatives; ai++) {
     const struct vigil_automaton *au = &a->alternatives[ai];
-    struct vg_alt *alt = touch(h, instance, ai);
-    if (alt->status & VG_ALT_DISABLED)
+    struct vg_alt *alt = touch(a, h, ai);
+    if (alt->status & VG_ALT_DISABLED) {
+      handback(a, b, h, ai, alt);
       continue;
+    }
     alt->status |= VG_ALT_SITE;
     if (past_site(au, alt)) {
       /* Reached again.  Pending obligations after the site stay pending;
        * a complete pass starts over (conditional mode). */
-      if (!(au->events[alt->cur].flags & VIGIL_EF_FINAL))
+      if (!(au->events[alt->cur].flags & VIGIL_EF_FINAL)) {
+        handback(a, b, h, ai, alt);
         continue;
+      }
       if (a->mode == VIGIL_MODE_STRICT) {
         fail(a, instance, ai, VG_R_UNEXPECTED_EVENT, (int)au->site, NULL,
              au->events[alt->cur].successors & ~bit(au->nevents - 1u));
+        handback(a, b, h, ai, alt);
         continue;
       }
       restart(alt);
     }
-    if (au->is_static)
+    if (forward_capable(au))
       check_site_static(a, instance, ai, au, alt);
     else
       check_site_nonstatic(a, instance, ai, au, alt, h);
+    handback(a, b, h, ai, alt);
   }
 }
 
-void vg_engine_event(struct vigil_assertion *a, void *instance, unsigned ai,
-                     unsigned x, const uint64_t *values) {
+static void event(struct vigil_assertion *a, void *instance, unsigned ai,
+                  const struct vigil_automaton *au, struct vg_alt *alt,
+                  unsigned x, const uint64_t *values) {
   struct vg_header *h = instance;
-  if (h->depth == 0 || h->dropped || ai >= a->nalternatives)
-    return;
-  const struct vigil_automaton *au = &a->alternatives[ai];
-  if (x == 0 || x + 1u >= au->nevents || x == au->site)
-    return;
-  struct vg_alt *alt = touch(h, instance, ai);
-  if (alt->status & VG_ALT_DISABLED)
-    return;
-  h->events++;
   const struct vigil_event_desc *ev = &au->events[x];
   if (au->is_static) {
     alt->ever |= bit(x);
@@ -370,6 +497,29 @@ void vg_engine_event(struct vigil_assertion *a, void *instance, unsigned ai,
   }
   uint64_t key[VIGIL_MAX_VALUES];
   vg_key_observed(ev, values, key);
+  if (forward_capable(au)) {
+    if (!(ev->flags & VIGIL_EF_STATIC)) {
+      if (!past_site(au, alt)) {
+        /* A post-site event before the site: whether it is ours is known
+         * only at the site.  Remember it (counts only within this attempt,
+         * see take()). */
+        if (vg_store_record(alt, a->locality == VIGIL_GLOBAL, h->gen, (uint8_t)x,
+                            ++h->clock, key) < 0) {
+          h->dropped = 1;
+          return;
+        }
+        alt->early |= bit(x);
+        return;
+      }
+      uint64_t want[VIGIL_MAX_VALUES];
+      vg_key_expected(ev, vg_captures(a, instance), want);
+      if (memcmp(key, want, sizeof key) != 0)
+        return; /* other values: not this instance's event */
+    }
+    alt->ever |= bit(x);
+    forward(a, instance, ai, au, alt, x, values);
+    return;
+  }
   if (!past_site(au, alt) || !(ev->flags & VIGIL_EF_POST_SITE)) {
     /* Recording: everything before the site, and pre-site events after it
      * (they may begin the next pass). */
@@ -384,7 +534,7 @@ void vg_engine_event(struct vigil_assertion *a, void *instance, unsigned ai,
   /* Promoted: the captured values are known; other values are not ours. */
   if (!(ev->flags & VIGIL_EF_STATIC)) {
     uint64_t want[VIGIL_MAX_VALUES];
-    vg_key_expected(ev, h->captures, want);
+    vg_key_expected(ev, vg_captures(a, instance), want);
     if (memcmp(key, want, sizeof key) != 0)
       return;
   }
@@ -392,27 +542,52 @@ void vg_engine_event(struct vigil_assertion *a, void *instance, unsigned ai,
   forward(a, instance, ai, au, alt, x, values);
 }
 
-void vg_engine_bound_end(struct vigil_assertion *a, void *instance) {
+void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
+                     void *instance, unsigned ai, unsigned x,
+                     const uint64_t *values) {
   struct vg_header *h = instance;
-  if (h->depth == 0)
-    return; /* an exit without an entry: ignore */
-  if (--h->depth > 0)
+  if (b->depth == 0 || ai >= a->nalternatives)
     return;
-  for (unsigned ai = 0; ai < a->nalternatives; ai++) {
+  const struct vigil_automaton *au = &a->alternatives[ai];
+  if (x == 0 && a->mode == VIGIL_MODE_STRICT) {
+    /* The pass reports the first bound to strict assertions: the second
+     * bound must check them even if none of their events happens. */
+    touch_instance(a, b, h);
+    return;
+  }
+  if (x == 0 || x + 1u >= au->nevents || x == au->site)
+    return;
+  touch_instance(a, b, h);
+  if (h->dropped)
+    return;
+  struct vg_alt *alt = touch(a, h, ai);
+  if (!(alt->status & VG_ALT_DISABLED)) {
+    h->events++;
+    event(a, instance, ai, au, alt, x, values);
+  }
+  handback(a, b, h, ai, alt);
+}
+
+/* The end of the outermost bound for one instance the runtime must look at. */
+static void instance_end(struct vigil_assertion *a, struct vg_header *h) {
+  void *instance = h;
+  int site = h->site;
+  for (unsigned ai = 0; ai < a->nalternatives && !h->dropped; ai++) {
     const struct vigil_automaton *au = &a->alternatives[ai];
     struct vg_alt *alt = &vg_alts(instance)[ai];
-    if (h->dropped)
-      break;
     uint64_t end = bit(au->nevents - 1u);
-    if (alt->gen != h->gen) {
+    if (alt->gen != h->gen && !h->fast[ai]) {
       /* nothing happened in this bound */
       if (a->mode == VIGIL_MODE_STRICT) {
-        alt = touch(h, instance, ai);
+        alt = touch(a, h, ai);
         fail(a, instance, ai, VG_R_SITE_NOT_REACHED, (int)au->site, NULL,
              au->events[0].successors & ~end);
       }
       continue;
     }
+    alt = touch(a, h, ai);
+    if (alt->status & VG_ALT_SITE)
+      site = 1;
     if (alt->status & (VG_ALT_FAILED | VG_ALT_DISABLED))
       continue;
     const struct vigil_event_desc *cur = &au->events[alt->cur];
@@ -429,6 +604,17 @@ void vg_engine_bound_end(struct vigil_assertion *a, void *instance) {
   }
   if (a->nalternatives > 1 && !h->dropped)
     vg_report_group(a, instance);
-  int passed = h->site_gen == h->gen && !h->reported && !h->dropped;
-  vg_stats_flush_bound(a, h, passed);
+  if (site && !h->reported && !h->dropped)
+    h->passes++;
+  h->settled = 1;
+  vg_stats_flush_bound(a, h);
+}
+
+void vg_engine_settle(struct vigil_bound *b) {
+  /* The caller keeps depth at 1 while this runs: a violation handler that
+   * re-enters the bound nests in it instead of starting a new one. */
+  for (struct vg_header *h = b->touched; h; h = h->next)
+    if (!h->settled)
+      instance_end(h->assertion, h);
+  b->pending = 0;
 }

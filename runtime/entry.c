@@ -1,12 +1,13 @@
 /*
- * entry.c — the four functions instrumented code calls (vigil/abi.h).
+ * entry.c — the functions instrumented code calls (vigil/abi.h).
  *
- * Per-thread assertions get a thread_local instance from the pass, so the
- * common path takes no lock and shares no cache line.  Global assertions
- * share one instance, serialised by a spin lock in its header: TESLA
- * promised synchronised global automata and crashed; ThinTESLA dropped the
- * promise; vigil keeps it.  A thread-local guard ignores events raised from
- * inside the runtime (a custom handler calling instrumented code).
+ * Per-thread assertions get thread_local instances and bounds from the pass;
+ * their common transitions are inlined (vigil/fastpath.h) and only the rest
+ * arrives here, without a lock.  Global assertions share one instance per
+ * assertion and one bound per group, serialised by a spin lock in the bound:
+ * TESLA promised synchronised global automata and crashed; ThinTESLA dropped
+ * the promise; vigil keeps it.  A thread-local guard ignores events raised
+ * from inside the runtime (a custom handler calling instrumented code).
  */
 #include <sched.h>
 
@@ -15,62 +16,93 @@
 extern _Thread_local int vg_thread_exited;
 static _Thread_local int busy;
 
-static inline void lock(struct vg_header *h) {
+static inline void lock(struct vigil_bound *b) {
   for (unsigned spins = 0;; spins++) {
     unsigned expected = 0;
-    if (atomic_compare_exchange_weak_explicit(&h->lock, &expected, 1,
-                                              memory_order_acquire,
-                                              memory_order_relaxed))
+    if (__atomic_compare_exchange_n(&b->lock, &expected, 1, 1, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED))
       return;
     if (spins > 64)
       sched_yield();
   }
 }
 
-static inline void unlock(struct vg_header *h) {
-  atomic_store_explicit(&h->lock, 0, memory_order_release);
+static inline void unlock(struct vigil_bound *b) {
+  __atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
 }
 
-#define ENTER(a, instance)                                                     \
-  struct vg_header *h = (instance);                                           \
+#define ENTER(b, global)                                                       \
   if (busy || vg_thread_exited)                                                \
     return;                                                                    \
   busy = 1;                                                                    \
-  int global = (a)->locality == VIGIL_GLOBAL;                                  \
   if (global)                                                                  \
-    lock(h)
+    lock(b)
 
-#define LEAVE()                                                                \
+#define LEAVE(b, global)                                                       \
   if (global)                                                                  \
-    unlock(h);                                                                 \
+    unlock(b);                                                                 \
   busy = 0
 
-void __vigil_bound_start(struct vigil_assertion *a, void *instance) {
-  vg_config_init();
-  ENTER(a, instance);
-  vg_engine_bound_start(a, instance);
-  LEAVE();
+void __vigil_bound_enter(struct vigil_bound *b, int global) {
+  /* not guarded by `busy`: entries and exits must stay balanced */
+  if (global)
+    lock(b);
+  vg_engine_bound_enter(b);
+  if (global)
+    unlock(b);
 }
 
-void __vigil_bound_end(struct vigil_assertion *a, void *instance) {
-  ENTER(a, instance);
-  vg_engine_bound_end(a, instance);
-  LEAVE();
+void __vigil_bound_exit(struct vigil_bound *b, int global) {
+  if (global)
+    lock(b);
+  if (b->depth == 1) {
+    if (b->pending && !busy && !vg_thread_exited) {
+      busy = 1;
+      vg_engine_settle(b);
+      busy = 0;
+    }
+    b->pending = 0;
+    b->gen++; /* even: outside */
+  }
+  if (b->depth > 0)
+    b->depth--;
+  if (global)
+    unlock(b);
 }
 
-void __vigil_site_reached(struct vigil_assertion *a, void *instance,
-                          const uint64_t *captures) {
-  ENTER(a, instance);
-  vg_engine_site(a, instance, captures);
-  LEAVE();
-}
-
-void __vigil_event(struct vigil_assertion *a, void *instance, uint32_t event,
-                   const uint64_t *values) {
-  /* outside every bound: the common case, decided without the lock */
-  if (__atomic_load_n(&((struct vg_header *)instance)->depth, __ATOMIC_RELAXED) == 0)
+void __vigil_bound_settle(struct vigil_bound *b) {
+  if (busy || vg_thread_exited) {
+    b->pending = 0; /* nothing may be checked now; do not ask again */
     return;
-  ENTER(a, instance);
-  vg_engine_event(a, instance, event >> 8, event & 0xffu, values);
-  LEAVE();
+  }
+  busy = 1;
+  vg_engine_settle(b);
+  LEAVE(b, 0);
+}
+
+static int is_global(const struct vigil_assertion *a) {
+  return a->locality == VIGIL_GLOBAL;
+}
+
+void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *b,
+                          void *instance, const uint64_t *captures) {
+  if (__atomic_load_n(&b->depth, __ATOMIC_RELAXED) == 0)
+    return;
+  vg_config_init();
+  int global = is_global(a);
+  ENTER(b, global);
+  vg_engine_site(a, b, instance, captures);
+  LEAVE(b, global);
+}
+
+void __vigil_event(struct vigil_assertion *a, struct vigil_bound *b,
+                   void *instance, uint32_t event, const uint64_t *values) {
+  /* outside every bound: the common case, decided without the lock */
+  if (__atomic_load_n(&b->depth, __ATOMIC_RELAXED) == 0)
+    return;
+  vg_config_init();
+  int global = is_global(a);
+  ENTER(b, global);
+  vg_engine_event(a, b, instance, event >> 8, event & 0xffu, values);
+  LEAVE(b, global);
 }

@@ -28,23 +28,28 @@ struct vg_config {
   int stats;            /* VIGIL_STATS=1      */
   int backtrace;        /* VIGIL_BACKTRACE!=0 */
   int report_fd;        /* VIGIL_REPORT, -1 if unset */
+  int precise;          /* VIGIL_PRECISE=0: compare value hashes only (§4.2.6) */
   size_t store_limit;   /* max entries of one temporal store */
 };
 extern struct vg_config vg_config;
 void vg_config_init(void); /* idempotent, thread-safe */
 
 /* ---- instance layout ----------------------------------------------------- */
+/* Bytes 0..47 are shared with the inline fast path (vigil/abi.h gives the
+ * offsets); the rest is the runtime's. */
 struct vg_header {
-  uint32_t depth;      /* nesting of the bound (recursion) */
-  uint32_t gen;        /* bumped when the outermost bound is entered */
-  uint64_t clock;      /* timestamps of recorded occurrences */
-  uint64_t *captures;  /* ncaptures words, set at the site */
-  atomic_uint lock;    /* global assertions only */
-  uint32_t site_gen;   /* gen in which the site was last reached */
-  uint64_t events;     /* statistics, flushed at the end of the bound */
-  uint32_t dropped;    /* this bound's instance was dropped (no memory) */
-  uint32_t reported;   /* a violation was reported in this bound */
-  uint8_t reserved[16];
+  uint64_t gen;            /* bound gen when last touched; 0: never (here) */
+  struct vg_header *next;  /* next touched instance of this bound */
+  uint8_t fast[8];         /* per alternative, vigil/fastpath.h */
+  uint64_t bounds;         /* statistics: bounds touched */
+  uint64_t passes;         /* statistics: bounds passed */
+  uint8_t settled;         /* nothing left for the second bound */
+  uint8_t dropped;         /* this bound's instance was dropped (no memory) */
+  uint8_t reported;        /* a violation was reported in this bound */
+  uint8_t site;            /* the site was reached in this bound */
+  uint32_t events;         /* statistics: events that reached the runtime */
+  uint64_t clock;          /* timestamps of recorded occurrences */
+  struct vigil_assertion *assertion; /* set when first touched */
 };
 
 /* vg_alt.status bits */
@@ -58,23 +63,33 @@ struct vg_failure;
 struct vg_store;
 
 struct vg_alt {
-  uint32_t gen;              /* == header gen once initialised for this bound */
+  uint64_t gen;              /* == header gen once initialised for this bound */
   uint8_t cur;               /* index of the last event taken (0: first bound) */
   uint8_t status;            /* VG_ALT_* */
-  uint16_t reserved0;
+  uint8_t reserved0[6];
   uint64_t seen;             /* OR-block members taken in the current block */
   uint64_t early;            /* post-site events seen before the site */
   uint64_t ever;             /* events observed in this bound */
   uint64_t rec_base;         /* non-static: occurrences <= this are forgotten */
   struct vg_store *store;    /* non-static: temporal store */
   struct vg_failure *failure;/* deferred report (top-level OR) */
-  uint64_t reserved1;
 };
 
 _Static_assert(sizeof(struct vg_header) == VIGIL_INSTANCE_HEADER_BYTES,
                "vg_header must fill the instance header");
 _Static_assert(sizeof(struct vg_alt) == VIGIL_ALT_STATE_BYTES,
                "vg_alt must fill one alternative slot");
+_Static_assert(offsetof(struct vg_header, fast) == VIGIL_HDR_FAST &&
+                   offsetof(struct vg_header, bounds) == VIGIL_HDR_BOUNDS &&
+                   offsetof(struct vg_header, passes) == VIGIL_HDR_PASSES &&
+                   offsetof(struct vg_header, settled) == VIGIL_HDR_SETTLED &&
+                   offsetof(struct vg_header, next) == VIGIL_HDR_NEXT,
+               "vg_header must match the fast-path offsets of vigil/abi.h");
+_Static_assert(sizeof(struct vigil_bound) == 64, "vigil_bound is 64 bytes");
+
+static inline uint64_t *vg_captures(const struct vigil_assertion *a, void *instance) {
+  return (uint64_t *)((char *)instance + VIGIL_CAPTURES_OFFSET(a->nalternatives));
+}
 
 static inline struct vg_alt *vg_alts(void *instance) {
   return (struct vg_alt *)((char *)instance + VIGIL_INSTANCE_HEADER_BYTES);
@@ -91,7 +106,7 @@ struct vg_occurrence {
 };
 
 /* Returns 0, or -1 when the store could not grow (instance dropped). */
-int vg_store_record(struct vg_alt *alt, int global, uint32_t gen,
+int vg_store_record(struct vg_alt *alt, int global, uint64_t gen,
                     uint8_t event, uint64_t ts, const uint64_t *key);
 /* Feeds the occurrences newer than `after`, newest first, to `step` until it
  * returns 0.  Occurrences are filtered: only those whose key equals
@@ -101,11 +116,11 @@ int vg_store_record(struct vg_alt *alt, int global, uint32_t gen,
  * wanted occurrences the store no longer has (history truncated). */
 typedef int (*vg_step_fn)(void *ctx, uint8_t event, uint64_t ts);
 int vg_store_walk(struct vg_alt *alt, const struct vigil_automaton *au,
-                  uint32_t gen, uint64_t after, const uint64_t (*keys)[VIGIL_MAX_VALUES],
+                  uint64_t gen, uint64_t after, const uint64_t (*keys)[VIGIL_MAX_VALUES],
                   uint64_t interest, vg_step_fn step, void *ctx);
 
 /* Whether `event` with `key` occurred after timestamp `after`. */
-int vg_store_seen(struct vg_alt *alt, uint32_t gen, uint64_t after,
+int vg_store_seen(struct vg_alt *alt, uint64_t gen, uint64_t after,
                   uint8_t event, const uint64_t *key);
 
 /* Key of an occurrence as observed: the captured slots' values, rest 0. */
@@ -124,11 +139,18 @@ void *vg_alloc(size_t size, int global);
 struct vg_assertion_rt {
   struct vigil_assertion *assertion;
   struct vg_assertion_rt *next;
+  uint8_t fast_init[8];  /* header.fast[] on touch: 1 where eligible */
+  /* totals of exited threads (live instances are summed on demand) */
   atomic_uint_fast64_t instances, events, passes, failures, dropped;
 };
 struct vg_assertion_rt *vg_rt(struct vigil_assertion *a);
-void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h,
-                          int passed);
+/* First touch of an instance on this thread (or ever, global): list it so
+ * its counters are summed by vigil_get_totals and saved at thread exit. */
+void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global);
+/* At the end of a bound, for an instance the runtime looked at. */
+void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h);
+/* Thread exit: fold this thread's instances' counters into the totals. */
+void vg_stats_thread_exit(void);
 
 /* ---- reports (report.c) -------------------------------------------------- */
 enum vg_reason {
@@ -158,11 +180,13 @@ void vg_fail(struct vigil_assertion *a, void *instance, struct vg_failure *f);
 void vg_report_group(struct vigil_assertion *a, void *instance);
 
 /* ---- the engine (engine.c) ----------------------------------------------- */
-void vg_engine_bound_start(struct vigil_assertion *a, void *instance);
-void vg_engine_bound_end(struct vigil_assertion *a, void *instance);
-void vg_engine_site(struct vigil_assertion *a, void *instance,
-                    const uint64_t *captures);
-void vg_engine_event(struct vigil_assertion *a, void *instance, unsigned alt,
-                     unsigned event, const uint64_t *values);
+void vg_engine_bound_enter(struct vigil_bound *b);
+/* The outermost exit: checks every touched instance not yet settled. */
+void vg_engine_settle(struct vigil_bound *b);
+void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
+                    void *instance, const uint64_t *captures);
+void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
+                     void *instance, unsigned alt, unsigned event,
+                     const uint64_t *values);
 
 #endif /* VIGIL_INTERNAL_H */

@@ -219,7 +219,7 @@ static void report(struct vigil_assertion *a, void *instance,
 
   struct sub subs[VIGIL_MAX_ALTERNATIVES];
   for (int i = 0; i < n; i++)
-    describe(&subs[i], a, failures[i], h->captures);
+    describe(&subs[i], a, failures[i], a->ncaptures ? vg_captures(a, instance) : NULL);
   long tid = (long)gettid();
   char tname[32] = "";
   pthread_getname_np(pthread_self(), tname, sizeof tname);

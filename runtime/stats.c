@@ -3,10 +3,28 @@
  * have run (lock-free push), totals flushed once per bound, and the
  * VIGIL_STATS / count-mode summary printed at exit.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
+#include "vigil/fastpath.h"
+
+/* header.fast[] on touch: the pass decides with the same function. */
+static void fast_init(struct vigil_assertion *a, uint8_t *out) {
+  for (unsigned i = 0; i < a->nalternatives && i < 8; i++) {
+    const struct vigil_automaton *au = &a->alternatives[i];
+    uint64_t succ[VIGIL_MAX_EVENTS], orb[VIGIL_MAX_EVENTS];
+    uint8_t flags[VIGIL_MAX_EVENTS];
+    for (unsigned e = 0; e < au->nevents && e < VIGIL_MAX_EVENTS; e++) {
+      succ[e] = au->events[e].successors;
+      orb[e] = au->events[e].or_block;
+      flags[e] = au->events[e].flags;
+    }
+    struct vigil_fast_model m = {succ, orb, flags, au->nevents, au->site, a->mode};
+    out[i] = (uint8_t)vigil_fast_eligible(&m);
+  }
+}
 
 static _Atomic(struct vg_assertion_rt *) registry;
 
@@ -19,6 +37,7 @@ struct vg_assertion_rt *vg_rt(struct vigil_assertion *a) {
   if (!n)
     return NULL;
   n->assertion = a;
+  fast_init(a, n->fast_init);
   struct vg_assertion_rt *expected = NULL;
   if (!__atomic_compare_exchange_n((struct vg_assertion_rt **)&a->runtime, &expected, n,
                                    0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -32,31 +51,101 @@ struct vg_assertion_rt *vg_rt(struct vigil_assertion *a) {
   return n;
 }
 
-void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h,
-                          int passed) {
+/* Instances whose counters live in their own header: every global
+ * instance, and the per-thread instances of threads still running. */
+struct vg_live {
+  struct vg_header *h;
+  struct vg_assertion_rt *rt;
+  struct vg_live *next, *prev, *thread_next;
+};
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vg_live *live;
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct vg_live *mine;
+
+static void at_thread_exit(void *p) {
+  (void)p;
+  vg_stats_thread_exit();
+}
+static void make_exit_key(void) { pthread_key_create(&exit_key, at_thread_exit); }
+
+void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global) {
   struct vg_assertion_rt *rt = vg_rt(a);
-  if (!rt)
-    return;
-  atomic_fetch_add_explicit(&rt->instances, 1, memory_order_relaxed);
-  if (h->events)
-    atomic_fetch_add_explicit(&rt->events, h->events, memory_order_relaxed);
-  if (passed)
-    atomic_fetch_add_explicit(&rt->passes, 1, memory_order_relaxed);
-  if (h->dropped)
-    atomic_fetch_add_explicit(&rt->dropped, 1, memory_order_relaxed);
-  h->events = 0;
+  struct vg_live *n = calloc(1, sizeof *n);
+  if (!rt || !n) {
+    free(n);
+    return; /* counted nowhere; the verification itself is unaffected */
+  }
+  n->h = h;
+  n->rt = rt;
+  pthread_mutex_lock(&live_lock);
+  n->next = live;
+  if (live)
+    live->prev = n;
+  live = n;
+  pthread_mutex_unlock(&live_lock);
+  if (!global) {
+    n->thread_next = mine;
+    mine = n;
+    pthread_once(&exit_once, make_exit_key);
+    pthread_setspecific(exit_key, (void *)1);
+  }
+}
+
+static uint64_t load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static uint32_t load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
+void vg_stats_thread_exit(void) {
+  pthread_mutex_lock(&live_lock);
+  for (struct vg_live *n = mine, *next; n; n = next) {
+    next = n->thread_next;
+    atomic_fetch_add(&n->rt->instances, n->h->bounds);
+    atomic_fetch_add(&n->rt->passes, n->h->passes);
+    atomic_fetch_add(&n->rt->events, n->h->events);
+    if (n->prev)
+      n->prev->next = n->next;
+    else
+      live = n->next;
+    if (n->next)
+      n->next->prev = n->prev;
+    free(n);
+  }
+  mine = NULL;
+  pthread_mutex_unlock(&live_lock);
+}
+
+void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h) {
+  if (h->dropped) {
+    struct vg_assertion_rt *rt = vg_rt(a);
+    if (rt)
+      atomic_fetch_add_explicit(&rt->dropped, 1, memory_order_relaxed);
+  }
+}
+
+/* One assertion's totals: exited threads plus live instances. */
+static void sum(struct vg_assertion_rt *rt, struct vigil_totals *t) {
+  t->instances += atomic_load(&rt->instances);
+  t->events += atomic_load(&rt->events);
+  t->passes += atomic_load(&rt->passes);
+  t->failures += atomic_load(&rt->failures);
+  t->dropped += atomic_load(&rt->dropped);
+  for (struct vg_live *n = live; n; n = n->next)
+    if (n->rt == rt) {
+      t->instances += load64(&n->h->bounds);
+      t->passes += load64(&n->h->passes);
+      t->events += load32(&n->h->events);
+    }
 }
 
 void vigil_get_totals(struct vigil_totals *out) {
   struct vigil_totals t = {0};
+  pthread_mutex_lock(&live_lock);
   for (struct vg_assertion_rt *rt = atomic_load(&registry); rt; rt = rt->next) {
     t.assertions++;
-    t.instances += atomic_load(&rt->instances);
-    t.events += atomic_load(&rt->events);
-    t.passes += atomic_load(&rt->passes);
-    t.failures += atomic_load(&rt->failures);
-    t.dropped += atomic_load(&rt->dropped);
+    sum(rt, &t);
   }
+  pthread_mutex_unlock(&live_lock);
   *out = t;
 }
 
@@ -70,15 +159,17 @@ void vg_stats_at_exit(void) {
     fprintf(stderr, "vigil: statistics (%llu assertions)\n",
             (unsigned long long)t.assertions);
     fprintf(stderr, "  %-32s %10s %12s %10s %10s %8s\n", "assertion", "instances",
-            "events", "passes", "failures", "dropped");
-    for (struct vg_assertion_rt *rt = atomic_load(&registry); rt; rt = rt->next)
+            "slow-events", "passes", "failures", "dropped");
+    pthread_mutex_lock(&live_lock);
+    for (struct vg_assertion_rt *rt = atomic_load(&registry); rt; rt = rt->next) {
+      struct vigil_totals one = {0};
+      sum(rt, &one);
       fprintf(stderr, "  %-32s %10llu %12llu %10llu %10llu %8llu\n",
-              rt->assertion->location,
-              (unsigned long long)atomic_load(&rt->instances),
-              (unsigned long long)atomic_load(&rt->events),
-              (unsigned long long)atomic_load(&rt->passes),
-              (unsigned long long)atomic_load(&rt->failures),
-              (unsigned long long)atomic_load(&rt->dropped));
+              rt->assertion->location, (unsigned long long)one.instances,
+              (unsigned long long)one.events, (unsigned long long)one.passes,
+              (unsigned long long)one.failures, (unsigned long long)one.dropped);
+    }
+    pthread_mutex_unlock(&live_lock);
   }
   if (count_mode) {
     fprintf(stderr, "vigil: %llu violation%s counted\n",

@@ -36,7 +36,7 @@ struct vg_tag {
 };
 
 struct vg_store {
-  uint32_t gen;
+  uint64_t gen;
   int global;
   /* tags */
   uint32_t cap, count;
@@ -56,12 +56,29 @@ static uint64_t hash_key(uint8_t event, const uint64_t *key) {
   return h;
 }
 
+/* Non-precise mode (§4.2.6, VIGIL_PRECISE=0): a key is reduced to one
+ * 64-bit hash of its words, so two different value tuples with the same
+ * hash are taken for one another (false passes or failures, rare with a
+ * good mix); stores compare one word instead of VIGIL_MAX_VALUES. */
+static void fold_key(uint64_t *key) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned i = 0; i < VIGIL_MAX_VALUES; i++) {
+    h ^= key[i] + 0x9e3779b97f4a7c15ull * (i + 1);
+    h *= 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  memset(key, 0, sizeof(uint64_t) * VIGIL_MAX_VALUES);
+  key[0] = h;
+}
+
 void vg_key_observed(const struct vigil_event_desc *ev, const uint64_t *values,
                      uint64_t *key) {
   memset(key, 0, sizeof(uint64_t) * VIGIL_MAX_VALUES);
   for (unsigned i = 0; i < ev->nvalues && i < VIGIL_MAX_VALUES; i++)
     if (ev->values[i].kind == VIGIL_VAL_CAPTURE)
       key[i] = values[i];
+  if (!vg_config.precise)
+    fold_key(key);
 }
 
 void vg_key_expected(const struct vigil_event_desc *ev, const uint64_t *captures,
@@ -70,6 +87,8 @@ void vg_key_expected(const struct vigil_event_desc *ev, const uint64_t *captures
   for (unsigned i = 0; i < ev->nvalues && i < VIGIL_MAX_VALUES; i++)
     if (ev->values[i].kind == VIGIL_VAL_CAPTURE && captures)
       key[i] = captures[ev->values[i].capture];
+  if (!vg_config.precise)
+    fold_key(key);
 }
 
 static struct vg_tag *tag_find(struct vg_store *s, uint8_t event,
@@ -131,7 +150,7 @@ static int history_grow(struct vg_store *s) {
   return 0;
 }
 
-int vg_store_record(struct vg_alt *alt, int global, uint32_t gen,
+int vg_store_record(struct vg_alt *alt, int global, uint64_t gen,
                     uint8_t event, uint64_t ts, const uint64_t *key) {
   struct vg_store *s = alt->store;
   if (!s) {
@@ -179,7 +198,7 @@ struct occ {
 };
 
 int vg_store_walk(struct vg_alt *alt, const struct vigil_automaton *au,
-                  uint32_t gen, uint64_t after,
+                  uint64_t gen, uint64_t after,
                   const uint64_t (*keys)[VIGIL_MAX_VALUES], uint64_t interest,
                   vg_step_fn step, void *ctx) {
   struct vg_store *s = alt->store;
@@ -225,7 +244,7 @@ int vg_store_walk(struct vg_alt *alt, const struct vigil_automaton *au,
   return s->truncated ? -1 : 0;
 }
 
-int vg_store_seen(struct vg_alt *alt, uint32_t gen, uint64_t after,
+int vg_store_seen(struct vg_alt *alt, uint64_t gen, uint64_t after,
                   uint8_t event, const uint64_t *key) {
   struct vg_store *s = alt->store;
   if (!s || s->gen != gen)

@@ -6,14 +6,22 @@
 //     descriptors (model/Assertion.h), dedupes assertions and numbers them;
 //  2. emits the constant tables of include/vigil/abi.h and each assertion's
 //     instance storage;
-//  3. replaces each site call by __vigil_site_reached(a, inst, captures);
+//  3. replaces each site call by the site hook;
 //  4. instruments the bounds and events: in the function body (entry / every
 //     return) when the function is defined in the module and not forced
 //     caller(...), otherwise around every direct call of it;
 //  5. warns about functions that are named by an assertion but never called.
 //
+// Assertions sharing both bounds and the locality share one bound group
+// (struct vigil_bound): a bound's entry and exit cost the same whatever the
+// number of assertions.  For per-thread assertions the hooks are small
+// internal always-inline functions (the fast path, vigil/fastpath.h: one
+// table lookup per event, the runtime called only for what is not plain);
+// VIGIL_FAST_PATH=0 at link time makes every hook a runtime call instead.
+//
 //===----------------------------------------------------------------------===//
 #include "../model/Assertion.h"
+#include "vigil/fastpath.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -29,6 +37,8 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -36,8 +46,6 @@ using namespace llvm;
 
 namespace {
 
-constexpr unsigned InstanceHeaderBytes = 64; // abi.h
-constexpr unsigned AltStateBytes = 64;
 
 bool isVigilName(StringRef N) { return N.starts_with("__vigil_"); }
 
@@ -46,9 +54,17 @@ void warn(const Twine &Msg) { errs() << "vigil: warning: " << Msg << "\n"; }
 /// What to call at one instrumentation point.
 struct Hook {
   enum Type { BoundStart = 0, Event = 1, BoundEnd = 2 } T;
-  unsigned Assertion;
+  unsigned Assertion;      // Event only
+  unsigned Group;          // bound group
   uint32_t EventId;        // Event only
   const vigil::Event *Ev;  // values, point, function
+};
+
+/// Assertions sharing both bounds and the locality.
+struct Group {
+  bool Global;
+  GlobalVariable *GV = nullptr;
+  Function *Enter = nullptr, *Exit = nullptr; // inline hooks (per-thread)
 };
 
 class Instrumenter {
@@ -67,7 +83,10 @@ public:
     AutomatonTy = StructType::create(
         C, {Ptr, Ptr, I8, I8, I8, ArrayType::get(I8, 5)}, "vigil.automaton");
     AssertionTy = StructType::create(
-        C, {Ptr, Ptr, Ptr, Ptr, Ptr, I32, I8, I8, I8, I8}, "vigil.assertion");
+        C, {Ptr, Ptr, Ptr, Ptr, Ptr, I32, I8, I8, I8, I8, I8, ArrayType::get(I8, 7)},
+        "vigil.assertion");
+    const char *E = std::getenv("VIGIL_FAST_PATH");
+    FastPath = !(E && std::strcmp(E, "0") == 0);
   }
 
   bool run();
@@ -78,10 +97,16 @@ private:
   Type *I8, *I32, *I64;
   PointerType *Ptr;
   StructType *ValueDescTy, *EventDescTy, *AutomatonTy, *AssertionTy;
-  FunctionCallee BoundStartFn, BoundEndFn, SiteReachedFn, EventFn;
+  FunctionCallee BoundEnterFn, BoundExitFn, BoundSettleFn, SiteReachedFn, EventFn;
+  bool FastPath = true;
 
   std::vector<vigil::Assertion> As;
   std::vector<GlobalVariable *> AssertionGVs, InstanceGVs;
+  std::vector<unsigned> GroupOf;   // per assertion
+  std::vector<Group> Groups;
+  // Inline hooks already built: (assertion, event id) / assertion (site).
+  std::map<std::pair<unsigned, uint32_t>, Function *> EventFns;
+  std::map<unsigned, Function *> SiteFns;
   StringMap<Constant *> Strings;
 
   // Per function: hooks observed at entry (false) / return (true),
@@ -101,6 +126,25 @@ private:
   void emitTables();
   AllocaInst *buffer(Function *F, unsigned N, DenseMap<Function *, AllocaInst *> &Cache);
   Value *instance(IRBuilder<> &B, unsigned A);
+  Value *groupPtr(IRBuilder<> &B, unsigned G);
+  bool inlined(unsigned A) const;
+  vigil_fast_model model(const vigil::Assertion &A, unsigned Alt,
+                         std::vector<uint64_t> &Succ, std::vector<uint64_t> &Orb,
+                         std::vector<uint8_t> &Flags) const;
+  uint64_t fastInit(unsigned A) const;
+  Function *newHook(const Twine &Name, ArrayRef<Type *> Params);
+  void emitTouch(IRBuilder<> &B, unsigned A, Value *Bound, Value *Inst,
+                 BasicBlock *Slow, BasicBlock *Ret, BasicBlock *&Cont);
+  std::vector<unsigned> eventRow(unsigned A, uint32_t Id) const;
+  std::vector<unsigned> siteRow(unsigned A, unsigned Alt) const;
+  bool eventInline(unsigned A, uint32_t Id) const;
+  bool siteInline(unsigned A) const;
+  void emitDone(IRBuilder<> &B, unsigned A, Value *Bound, Value *Inst,
+                Value *N, unsigned Alt, BasicBlock *Ret);
+  Function *enterHook(unsigned G);
+  Function *exitHook(unsigned G);
+  Function *eventHook(unsigned A, uint32_t Id, const vigil::Event &E);
+  Function *siteHook(unsigned A);
   Value *toWord(IRBuilder<> &B, Value *V);
   void emitHook(Instruction *Before, Function *F, const Hook &H,
                 function_ref<Value *(const vigil::Value &)> Slot);
@@ -134,6 +178,8 @@ bool Instrumenter::callerSide(const vigil::Event &E) const {
 }
 
 void Instrumenter::planHooks() {
+  std::map<std::string, unsigned> GroupIndex;
+  GroupOf.assign(As.size(), 0);
   for (unsigned AI = 0; AI < As.size(); ++AI) {
     vigil::Assertion &A = As[AI];
     auto Add = [&](Hook H) {
@@ -145,10 +191,26 @@ void Instrumenter::planHooks() {
       Hooks &Hs = (callerSide(E) ? Caller : Callee)[E.Function];
       (E.AtReturn ? Hs.Return : Hs.Entry).push_back(H);
     };
-    // Bounds: once per assertion (all alternatives share them).
+    // Bounds: once per group (all alternatives, and every assertion with
+    // the same bounds and locality, share them).
     const auto &Ev0 = A.Alternatives[0].Events;
-    Add(Hook{Hook::BoundStart, AI, 0, &Ev0.front()});
-    Add(Hook{Hook::BoundEnd, AI, 0, &Ev0.back()});
+    const vigil::Event &Start = Ev0.front(), &End = Ev0.back();
+    std::string Key = std::to_string(A.Locality) + "|" + Start.Function + "|" +
+                      Start.Text + "|" + std::to_string(Start.AtReturn) +
+                      std::to_string(callerSide(Start)) + "|" + End.Function +
+                      "|" + End.Text + "|" + std::to_string(End.AtReturn) +
+                      std::to_string(callerSide(End));
+    auto [It, New] = GroupIndex.emplace(Key, Groups.size());
+    GroupOf[AI] = It->second;
+    if (New) {
+      Groups.push_back(Group{A.Locality == vigil::GLOBAL});
+      Add(Hook{Hook::BoundStart, 0, It->second, 0, &Start});
+      Add(Hook{Hook::BoundEnd, 0, It->second, 0, &End});
+    }
+    // Strict assertions must be checked at the second bound even when none
+    // of their events happens: the first bound reports itself to them.
+    if (A.Mode == vigil::MODE_STRICT)
+      Add(Hook{Hook::Event, AI, It->second, 0, &Start});
     for (unsigned Alt = 0; Alt < A.Alternatives.size(); ++Alt) {
       auto &Evs = A.Alternatives[Alt].Events;
       for (unsigned I = 0; I < Evs.size(); ++I) {
@@ -162,7 +224,7 @@ void Instrumenter::planHooks() {
           continue;
         if (callerSide(E))
           E.Flags |= vigil::EF_CALLER;
-        Add(Hook{Hook::Event, AI, (Alt << 8) | I, &E});
+        Add(Hook{Hook::Event, AI, GroupOf[AI], (Alt << 8) | I, &E});
       }
     }
   }
@@ -243,12 +305,12 @@ void Instrumenter::emitTables() {
             {str(A.Location), str(A.Text), AutosGV, CapsGV,
              ConstantPointerNull::get(Ptr), ConstantInt::get(I32, AI),
              B8(A.Alternatives.size()), B8(A.Locality), B8(A.Mode),
-             B8(A.Captures.size())}),
+             B8(A.Captures.size()), B8(inlined(AI)), Bytes(7)}),
         P);
     AGV->setAlignment(Align(8));
     AssertionGVs.push_back(AGV);
 
-    unsigned NBytes = InstanceHeaderBytes + AltStateBytes * A.Alternatives.size();
+    unsigned NBytes = VIGIL_INSTANCE_BYTES(A.Alternatives.size(), A.Captures.size());
     auto *IGV = new GlobalVariable(
         M, ArrayType::get(I8, NBytes), false, GlobalValue::InternalLinkage,
         Bytes(NBytes), P + ".instance", nullptr,
@@ -256,6 +318,15 @@ void Instrumenter::emitTables() {
                                        : GlobalValue::NotThreadLocal);
     IGV->setAlignment(Align(64));
     InstanceGVs.push_back(IGV);
+  }
+  for (unsigned G = 0; G < Groups.size(); ++G) {
+    Groups[G].GV = new GlobalVariable(
+        M, ArrayType::get(I8, sizeof(vigil_bound)), false,
+        GlobalValue::InternalLinkage, Bytes(sizeof(vigil_bound)),
+        "vigil.bound" + Twine(G), nullptr,
+        Groups[G].Global ? GlobalValue::NotThreadLocal
+                         : GlobalValue::GeneralDynamicTLSModel);
+    Groups[G].GV->setAlignment(Align(64));
   }
 }
 
@@ -290,6 +361,392 @@ Value *Instrumenter::toWord(IRBuilder<> &B, Value *V) {
   return ConstantInt::get(I64, 0);
 }
 
+Value *Instrumenter::groupPtr(IRBuilder<> &B, unsigned G) {
+  GlobalVariable *GV = Groups[G].GV;
+  if (GV->isThreadLocal())
+    return B.CreateThreadLocalAddress(GV);
+  return GV;
+}
+
+bool Instrumenter::inlined(unsigned A) const {
+  return FastPath && As[A].Locality == vigil::PERTHREAD;
+}
+
+vigil_fast_model Instrumenter::model(const vigil::Assertion &A, unsigned Alt,
+                                     std::vector<uint64_t> &Succ,
+                                     std::vector<uint64_t> &Orb,
+                                     std::vector<uint8_t> &Flags) const {
+  const auto &Evs = A.Alternatives[Alt].Events;
+  Succ.clear(), Orb.clear(), Flags.clear();
+  for (const vigil::Event &E : Evs) {
+    Succ.push_back(E.Successors);
+    Orb.push_back(E.OrBlock);
+    Flags.push_back(E.Flags);
+  }
+  vigil_fast_model M;
+  M.successors = Succ.data();
+  M.or_block = Orb.data();
+  M.flags = Flags.data();
+  M.nevents = Evs.size();
+  M.site = A.Alternatives[Alt].Site;
+  M.mode = A.Mode;
+  return M;
+}
+
+/// header.fast[] as written on touch: 1 for each eligible alternative.
+uint64_t Instrumenter::fastInit(unsigned A) const {
+  uint64_t V = 0;
+  std::vector<uint64_t> S, O;
+  std::vector<uint8_t> Fl;
+  for (unsigned Alt = 0; Alt < As[A].Alternatives.size() && Alt < 8; ++Alt) {
+    vigil_fast_model M = model(As[A], Alt, S, O, Fl);
+    if (vigil_fast_eligible(&M))
+      V |= uint64_t(1) << (8 * Alt); // little-endian byte Alt
+  }
+  return V;
+}
+
+Function *Instrumenter::newHook(const Twine &Name, ArrayRef<Type *> Params) {
+  auto *F = Function::Create(FunctionType::get(Type::getVoidTy(C), Params, false),
+                             GlobalValue::InternalLinkage, Name, M);
+  F->addFnAttr(Attribute::AlwaysInline);
+  F->addFnAttr(Attribute::NoUnwind);
+  return F;
+}
+
+static Value *at(IRBuilder<> &B, Value *Base, unsigned Off) {
+  return B.CreateConstInBoundsGEP1_32(B.getInt8Ty(), Base, Off);
+}
+
+static void bump(IRBuilder<> &B, Type *Ty, Value *P, int Delta) {
+  Value *V = B.CreateLoad(Ty, P);
+  B.CreateStore(B.CreateAdd(V, ConstantInt::get(Ty, Delta, true)), P);
+}
+
+/// Touching, inline (vigil/abi.h).  Continues at a new block left in B;
+/// an instance never touched on this thread goes to Slow (the runtime
+/// registers it).
+void Instrumenter::emitTouch(IRBuilder<> &B, unsigned A, Value *Bound,
+                             Value *Inst, BasicBlock *Slow, BasicBlock *Ret,
+                             BasicBlock *&Cont) {
+  // bound.gen is odd inside the bound and even outside, so one comparison
+  // says "inside the bound and already touched" (the common case).
+  Function *F = B.GetInsertBlock()->getParent();
+  Cont = BasicBlock::Create(C, "touched", F);
+  BasicBlock *Inside = BasicBlock::Create(C, "inside", F);
+  BasicBlock *Check = BasicBlock::Create(C, "untouched", F);
+  BasicBlock *Touch = BasicBlock::Create(C, "touch", F);
+  Value *G = B.CreateLoad(I64, Inst, "gen");
+  Value *BG = B.CreateLoad(I64, Bound, "bound.gen");
+  B.CreateCondBr(B.CreateICmpEQ(G, BG), Cont, Inside);
+  B.SetInsertPoint(Inside);
+  B.CreateCondBr(B.CreateTrunc(BG, B.getInt1Ty()), Check, Ret);
+  B.SetInsertPoint(Check);
+  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, 0)), Slow, Touch);
+  B.SetInsertPoint(Touch);
+  B.CreateStore(BG, Inst);
+  Value *TouchedP = at(B, Bound, offsetof(vigil_bound, touched));
+  B.CreateStore(B.CreateLoad(Ptr, TouchedP), at(B, Inst, VIGIL_HDR_NEXT));
+  B.CreateStore(Inst, TouchedP);
+  B.CreateStore(ConstantInt::get(I64, fastInit(A)), at(B, Inst, VIGIL_HDR_FAST));
+  B.CreateStore(ConstantInt::get(I32, 0), at(B, Inst, VIGIL_HDR_FLAGS));
+  bump(B, I64, at(B, Inst, VIGIL_HDR_BOUNDS), 1);
+  bump(B, I32, at(B, Bound, offsetof(vigil_bound, pending)), 1);
+  B.CreateBr(Cont);
+  B.SetInsertPoint(Cont);
+}
+
+/// The fast states from which a table row (vigil_fast_next / _site over
+/// every state) lets the event through, and the state it leads to: plain
+/// transitions always lead to the event itself (or "done"), whatever the
+/// state they come from, so a row is a bit mask and one constant.
+static bool rowAsMask(const std::vector<unsigned> &Row, uint64_t &Mask,
+                      unsigned &Next) {
+  Mask = 0;
+  Next = 0;
+  for (unsigned f = 0; f < Row.size(); ++f) {
+    unsigned N = Row[f];
+    if (N == VIGIL_FAST_SLOW || N == VIGIL_FAST_IGNORE)
+      continue;
+    if (f >= 64 || (Next && Next != N))
+      return false;
+    Next = N;
+    Mask |= uint64_t(1) << f;
+  }
+  return true;
+}
+
+std::vector<unsigned> Instrumenter::eventRow(unsigned A, uint32_t Id) const {
+  std::vector<uint64_t> S, O;
+  std::vector<uint8_t> Fl;
+  vigil_fast_model Mo = model(As[A], Id >> 8, S, O, Fl);
+  std::vector<unsigned> Row;
+  for (unsigned f = 0; f <= Mo.nevents + 1; ++f)
+    Row.push_back(vigil_fast_next(&Mo, f, Id & 0xff));
+  return Row;
+}
+
+std::vector<unsigned> Instrumenter::siteRow(unsigned A, unsigned Alt) const {
+  std::vector<uint64_t> S, O;
+  std::vector<uint8_t> Fl;
+  vigil_fast_model Mo = model(As[A], Alt, S, O, Fl);
+  std::vector<unsigned> Row;
+  for (unsigned f = 0; f <= Mo.nevents + 1; ++f)
+    Row.push_back(vigil_fast_site(&Mo, f));
+  return Row;
+}
+
+/// Whether an event gets an inline hook: a per-thread assertion, an
+/// eligible alternative, and at least one plain transition.  (Events that
+/// are never plain, e.g. OR-block members, call the runtime directly.)
+bool Instrumenter::eventInline(unsigned A, uint32_t Id) const {
+  if (!inlined(A) || Id == 0)
+    return false;
+  std::vector<uint64_t> S, O;
+  std::vector<uint8_t> Fl;
+  vigil_fast_model Mo = model(As[A], Id >> 8, S, O, Fl);
+  uint64_t Mask;
+  unsigned Next;
+  return vigil_fast_eligible(&Mo) && rowAsMask(eventRow(A, Id), Mask, Next) && Next;
+}
+
+bool Instrumenter::siteInline(unsigned A) const {
+  if (!inlined(A))
+    return false;
+  for (unsigned Alt = 0; Alt < As[A].Alternatives.size(); ++Alt) {
+    std::vector<uint64_t> S, O;
+    std::vector<uint8_t> Fl;
+    vigil_fast_model Mo = model(As[A], Alt, S, O, Fl);
+    uint64_t Mask;
+    unsigned Next;
+    if (!vigil_fast_eligible(&Mo) || !rowAsMask(siteRow(A, Alt), Mask, Next) || !Next)
+      return false;
+  }
+  return true;
+}
+
+/// Branches on fast state Fs for a row: to Take when the transition is
+/// plain (the next state is the returned constant), to Ret when the state
+/// is "done", otherwise to Slow.
+static Value *emitStep(IRBuilder<> &B, LLVMContext &C, Function *F, Value *Fs,
+                       const std::vector<unsigned> &Row, BasicBlock *Slow,
+                       BasicBlock *Ret, BasicBlock *&Take) {
+  uint64_t Mask;
+  unsigned Next;
+  rowAsMask(Row, Mask, Next);
+  Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
+  unsigned Done = Row.size() - 1;
+  Take = BasicBlock::Create(C, "take", F);
+  BasicBlock *Other = BasicBlock::Create(C, "other", F);
+  Value *Bit = B.CreateAnd(
+      B.CreateLShr(ConstantInt::get(I64, Mask), B.CreateZExt(B.CreateAnd(Fs, ConstantInt::get(I8, 63)), I64)),
+      ConstantInt::get(I64, 1));
+  // states are <= nevents + 1 <= 64; state 64 is never in the mask
+  Value *In = B.CreateAnd(B.CreateICmpULT(Fs, ConstantInt::get(I8, 64)),
+                          B.CreateICmpNE(Bit, ConstantInt::get(I64, 0)));
+  B.CreateCondBr(In, Take, Other);
+  B.SetInsertPoint(Other);
+  B.CreateCondBr(B.CreateICmpEQ(Fs, ConstantInt::get(I8, Done)), Ret, Slow);
+  B.SetInsertPoint(Take);
+  return ConstantInt::get(I8, Next);
+}
+
+/// After storing fast state N of a single-alternative assertion: "done"
+/// settles the instance (the second bound skips it) and counts a pass.
+void Instrumenter::emitDone(IRBuilder<> &B, unsigned A, Value *Bound,
+                            Value *Inst, Value *N, unsigned Alt, BasicBlock *Ret) {
+  if (As[A].Alternatives.size() != 1) {
+    B.CreateBr(Ret);
+    return;
+  }
+  Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *Done = BasicBlock::Create(C, "done", F);
+  unsigned DoneState = As[A].Alternatives[Alt].Events.size() + 1;
+  B.CreateCondBr(B.CreateICmpEQ(N, ConstantInt::get(I8, DoneState)), Done, Ret);
+  B.SetInsertPoint(Done);
+  B.CreateStore(ConstantInt::get(I8, 1), at(B, Inst, VIGIL_HDR_SETTLED));
+  bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
+  bump(B, I32, at(B, Bound, offsetof(vigil_bound, pending)), -1);
+  B.CreateBr(Ret);
+}
+
+Function *Instrumenter::enterHook(unsigned G) {
+  if (Groups[G].Enter)
+    return Groups[G].Enter;
+  Function *F = newHook("__vigil_fast_enter." + Twine(G), {});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *First = BasicBlock::Create(C, "outermost", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+  Value *D = B.CreateLoad(I32, DepthP);
+  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), DepthP);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Ret);
+  B.SetInsertPoint(First);
+  bump(B, I64, Bound, 1); // gen: odd inside the bound
+  B.CreateStore(ConstantPointerNull::get(Ptr), at(B, Bound, offsetof(vigil_bound, touched)));
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return Groups[G].Enter = F;
+}
+
+Function *Instrumenter::exitHook(unsigned G) {
+  if (Groups[G].Exit)
+    return Groups[G].Exit;
+  Function *F = newHook("__vigil_fast_exit." + Twine(G), {});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Check = BasicBlock::Create(C, "inside", F);
+  BasicBlock *Outer = BasicBlock::Create(C, "outermost", F);
+  BasicBlock *Settle = BasicBlock::Create(C, "settle", F);
+  BasicBlock *Close = BasicBlock::Create(C, "close", F);
+  BasicBlock *Dec = BasicBlock::Create(C, "leave", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+  Value *D = B.CreateLoad(I32, DepthP);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Check);
+  B.SetInsertPoint(Check);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Dec);
+  B.SetInsertPoint(Outer);
+  Value *P = B.CreateLoad(I32, at(B, Bound, offsetof(vigil_bound, pending)));
+  B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close);
+  B.SetInsertPoint(Settle);
+  B.CreateCall(BoundSettleFn, {Bound});
+  B.CreateBr(Close);
+  B.SetInsertPoint(Close);
+  bump(B, I64, Bound, 1); // gen: even outside the bound
+  B.CreateBr(Dec);
+  B.SetInsertPoint(Dec);
+  B.CreateStore(B.CreateSub(D, B.getInt32(1)), DepthP);
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return Groups[G].Exit = F;
+}
+
+Function *Instrumenter::eventHook(unsigned A, uint32_t Id, const vigil::Event &E) {
+  auto Key = std::make_pair(A, Id);
+  if (Function *F = EventFns[Key])
+    return F;
+  unsigned Alt = Id >> 8, X = Id & 0xff;
+  const vigil::Assertion &As_ = As[A];
+  std::vector<Type *> Params(E.Values.size(), I64);
+  Function *F = newHook("__vigil_fast_event." + Twine(A) + "." + Twine(Alt) +
+                            "." + Twine(X),
+                        Params);
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Inside = BasicBlock::Create(C, "inside", F);
+  BasicBlock *Slow = BasicBlock::Create(C, "slow", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, GroupOf[A]);
+  Value *Inst = instance(B, A);
+  B.CreateBr(Inside);
+  B.SetInsertPoint(Inside);
+  BasicBlock *Cont, *Take;
+  emitTouch(B, A, Bound, Inst, Slow, Ret, Cont);
+  Value *FastP = at(B, Inst, VIGIL_HDR_FAST + Alt);
+  Value *Fs = B.CreateLoad(I8, FastP, "fast");
+  Value *N = emitStep(B, C, F, Fs, eventRow(A, Id), Slow, Ret, Take);
+  // Values named by captured expressions: another value is not our event
+  // (the table only lets such events through after the site).
+  unsigned CapOff = VIGIL_CAPTURES_OFFSET(As_.Alternatives.size());
+  for (unsigned I = 0; I < E.Values.size(); ++I) {
+    const vigil::Value &V = E.Values[I];
+    if (V.Kind != vigil::VAL_CAPTURE)
+      continue;
+    Value *Cap = B.CreateLoad(I64, at(B, Inst, CapOff + 8 * V.Capture));
+    BasicBlock *Match = BasicBlock::Create(C, "ours", F);
+    B.CreateCondBr(B.CreateICmpEQ(F->getArg(I), Cap), Match, Ret);
+    B.SetInsertPoint(Match);
+  }
+  B.CreateStore(N, FastP);
+  emitDone(B, A, Bound, Inst, N, Alt, Ret);
+
+  B.SetInsertPoint(Slow);
+  Value *Vals = ConstantPointerNull::get(Ptr);
+  if (!E.Values.empty()) {
+    IRBuilder<> EB(&F->getEntryBlock(), F->getEntryBlock().begin());
+    AllocaInst *Buf = EB.CreateAlloca(ArrayType::get(I64, E.Values.size()));
+    for (unsigned I = 0; I < E.Values.size(); ++I)
+      B.CreateStore(F->getArg(I), B.CreateConstInBoundsGEP2_32(
+                                      Buf->getAllocatedType(), Buf, 0, I));
+    Vals = Buf;
+  }
+  B.CreateCall(EventFn, {AssertionGVs[A], Bound, Inst, B.getInt32(Id), Vals});
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return EventFns[Key] = F;
+}
+
+Function *Instrumenter::siteHook(unsigned A) {
+  if (Function *F = SiteFns[A])
+    return F;
+  const vigil::Assertion &As_ = As[A];
+  unsigned NAlts = As_.Alternatives.size();
+  std::vector<Type *> Params(As_.Captures.size(), I64);
+  Function *F = newHook("__vigil_fast_site." + Twine(A), Params);
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Slow = BasicBlock::Create(C, "slow", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, GroupOf[A]);
+  Value *Inst = instance(B, A);
+  // The captures belong to the instance from now on (outside a bound they
+  // are never read; the next site overwrites them first).
+  unsigned CapOff = VIGIL_CAPTURES_OFFSET(NAlts);
+  for (unsigned I = 0; I < As_.Captures.size(); ++I)
+    B.CreateStore(F->getArg(I), at(B, Inst, CapOff + 8 * I));
+  BasicBlock *Cont;
+  emitTouch(B, A, Bound, Inst, Slow, Ret, Cont);
+  if (NAlts == 1) {
+    BasicBlock *Take;
+    Value *FastP = at(B, Inst, VIGIL_HDR_FAST);
+    Value *N = emitStep(B, C, F, B.CreateLoad(I8, FastP), siteRow(A, 0), Slow, Ret, Take);
+    B.CreateStore(N, FastP);
+    emitDone(B, A, Bound, Inst, N, 0, Ret);
+  } else {
+    // Top-level OR: inline only if every alternative is plain or done.
+    Value *AllOK = B.getTrue();
+    std::vector<Value *> Ins, Fss, Nexts;
+    for (unsigned Alt = 0; Alt < NAlts; ++Alt) {
+      std::vector<unsigned> Row = siteRow(A, Alt);
+      uint64_t Mask;
+      unsigned Next;
+      rowAsMask(Row, Mask, Next);
+      Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + Alt));
+      Value *Bit = B.CreateAnd(
+          B.CreateLShr(ConstantInt::get(I64, Mask),
+                       B.CreateZExt(B.CreateAnd(Fs, ConstantInt::get(I8, 63)), I64)),
+          ConstantInt::get(I64, 1));
+      Value *In = B.CreateAnd(B.CreateICmpULT(Fs, ConstantInt::get(I8, 64)),
+                              B.CreateICmpNE(Bit, ConstantInt::get(I64, 0)));
+      Value *IsDone = B.CreateICmpEQ(Fs, ConstantInt::get(I8, Row.size() - 1));
+      AllOK = B.CreateAnd(AllOK, B.CreateOr(In, IsDone));
+      Ins.push_back(In);
+      Fss.push_back(Fs);
+      Nexts.push_back(ConstantInt::get(I8, Next));
+    }
+    BasicBlock *Apply = BasicBlock::Create(C, "apply", F);
+    B.CreateCondBr(AllOK, Apply, Slow);
+    B.SetInsertPoint(Apply);
+    for (unsigned Alt = 0; Alt < NAlts; ++Alt)
+      B.CreateStore(B.CreateSelect(Ins[Alt], Nexts[Alt], Fss[Alt]),
+                    at(B, Inst, VIGIL_HDR_FAST + Alt));
+    B.CreateBr(Ret);
+  }
+  B.SetInsertPoint(Slow);
+  B.CreateCall(SiteReachedFn, {AssertionGVs[A], Bound, Inst, ConstantPointerNull::get(Ptr)});
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return SiteFns[A] = F;
+}
+
 void Instrumenter::emitHook(Instruction *Before, Function *F, const Hook &H,
                             function_ref<Value *(const vigil::Value &)> Slot) {
   IRBuilder<> B(Before);
@@ -304,18 +761,31 @@ void Instrumenter::emitHook(Instruction *Before, Function *F, const Hook &H,
     }
   if (Cond)
     B.SetInsertPoint(SplitBlockAndInsertIfThen(Cond, Before, false));
-  GlobalVariable *AGV = AssertionGVs[H.Assertion];
-  Value *Inst = instance(B, H.Assertion);
+  Group &G = Groups[H.Group];
+  bool Inline = FastPath && !G.Global;
   switch (H.T) {
   case Hook::BoundStart:
-    B.CreateCall(BoundStartFn, {AGV, Inst});
+    if (Inline)
+      B.CreateCall(enterHook(H.Group));
+    else
+      B.CreateCall(BoundEnterFn, {groupPtr(B, H.Group), B.getInt32(G.Global)});
     break;
   case Hook::BoundEnd:
-    B.CreateCall(BoundEndFn, {AGV, Inst});
+    if (Inline)
+      B.CreateCall(exitHook(H.Group));
+    else
+      B.CreateCall(BoundExitFn, {groupPtr(B, H.Group), B.getInt32(G.Global)});
     break;
   case Hook::Event: {
+    if (eventInline(H.Assertion, H.EventId)) {
+      std::vector<Value *> Args;
+      for (const vigil::Value &V : E.Values)
+        Args.push_back(toWord(B, Slot(V)));
+      B.CreateCall(eventHook(H.Assertion, H.EventId, E), Args);
+      break;
+    }
     Value *Vals = ConstantPointerNull::get(Ptr);
-    if (!E.Values.empty()) {
+    if (!E.Values.empty() && H.EventId != 0) {
       AllocaInst *Buf = buffer(F, vigil::MaxValues, ValueBufs);
       for (unsigned I = 0; I < E.Values.size(); ++I)
         B.CreateStore(toWord(B, Slot(E.Values[I])),
@@ -323,7 +793,9 @@ void Instrumenter::emitHook(Instruction *Before, Function *F, const Hook &H,
                                                    Buf, 0, I));
       Vals = Buf;
     }
-    B.CreateCall(EventFn, {AGV, Inst, ConstantInt::get(I32, H.EventId), Vals});
+    B.CreateCall(EventFn, {AssertionGVs[H.Assertion], groupPtr(B, H.Group),
+                           instance(B, H.Assertion), ConstantInt::get(I32, H.EventId),
+                           Vals});
     break;
   }
   }
@@ -411,11 +883,19 @@ void Instrumenter::replaceSite(CallInst *CI, unsigned A) {
   Function *F = CI->getFunction();
   IRBuilder<> B(CI);
   unsigned N = CI->arg_size() - 1;
-  Value *Caps = ConstantPointerNull::get(Ptr);
   if (N != As[A].Captures.size())
     warn(As[A].Location + ": the site passes " + Twine(N) +
          " captured values, the assertion has " +
          Twine(As[A].Captures.size()));
+  if (siteInline(A) && N == As[A].Captures.size()) {
+    std::vector<Value *> Args;
+    for (unsigned I = 0; I < N; ++I)
+      Args.push_back(toWord(B, CI->getArgOperand(1 + I)));
+    B.CreateCall(siteHook(A), Args);
+    CI->eraseFromParent();
+    return;
+  }
+  Value *Caps = ConstantPointerNull::get(Ptr);
   if (N) {
     AllocaInst *Buf = buffer(F, vigil::MaxCaptures, CaptureBufs);
     for (unsigned I = 0; I < N && I < vigil::MaxCaptures; ++I)
@@ -424,7 +904,8 @@ void Instrumenter::replaceSite(CallInst *CI, unsigned A) {
                                                  0, I));
     Caps = Buf;
   }
-  B.CreateCall(SiteReachedFn, {AssertionGVs[A], instance(B, A), Caps});
+  B.CreateCall(SiteReachedFn, {AssertionGVs[A], groupPtr(B, GroupOf[A]),
+                               instance(B, A), Caps});
   CI->eraseFromParent();
 }
 
@@ -505,16 +986,17 @@ bool Instrumenter::run() {
     return !Orphans.empty();
   }
 
-  BoundStartFn = M.getOrInsertFunction(
-      "__vigil_bound_start", FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr}, false));
-  BoundEndFn = M.getOrInsertFunction(
-      "__vigil_bound_end", FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr}, false));
+  Type *Void = Type::getVoidTy(C);
+  BoundEnterFn = M.getOrInsertFunction("__vigil_bound_enter",
+                                       FunctionType::get(Void, {Ptr, I32}, false));
+  BoundExitFn = M.getOrInsertFunction("__vigil_bound_exit",
+                                      FunctionType::get(Void, {Ptr, I32}, false));
+  BoundSettleFn = M.getOrInsertFunction("__vigil_bound_settle",
+                                        FunctionType::get(Void, {Ptr}, false));
   SiteReachedFn = M.getOrInsertFunction(
-      "__vigil_site_reached",
-      FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr, Ptr}, false));
+      "__vigil_site_reached", FunctionType::get(Void, {Ptr, Ptr, Ptr, Ptr}, false));
   EventFn = M.getOrInsertFunction(
-      "__vigil_event",
-      FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr, I32, Ptr}, false));
+      "__vigil_event", FunctionType::get(Void, {Ptr, Ptr, Ptr, I32, Ptr}, false));
 
   warnUnused();
   planHooks(); // before emitTables: sets EF_CALLER

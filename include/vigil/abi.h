@@ -16,16 +16,26 @@
  *                event i.  Members of one OR block are not linked backwards;
  *                events[i].or_block has the bits of the other members of i's
  *                block, which the engine may also take (each at most once).
+ *   bound        one struct vigil_bound per group of assertions that share
+ *                both bounds and the locality (per-thread: thread_local).
+ *                Entering and leaving a bound touches only this struct, so
+ *                assertions whose events never occur in a bound cost nothing
+ *                there (late initialisation, §4.2.4), and the second bound
+ *                checks one counter (§4.2.5) instead of every assertion.
  *   instance     per-thread (thread_local) or global storage the pass
- *                allocates, zero-initialised, VIGIL_INSTANCE_BYTES(nalts)
- *                bytes, 64-byte aligned.  Only libvigil reads or writes it.
+ *                allocates, zero-initialised, VIGIL_INSTANCE_BYTES(nalts,
+ *                ncaptures) bytes, 64-byte aligned: a header, one 64-byte
+ *                state per alternative, then the captured values.
+ *   fast path    for per-thread assertions the pass inlines the common
+ *                transitions (see "Inline fast path" below and
+ *                vigil/fastpath.h); everything else calls the runtime.
  */
 #ifndef VIGIL_ABI_H
 #define VIGIL_ABI_H
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 1
+#define VIGIL_ABI_VERSION 2
 
 #define VIGIL_MAX_EVENTS 64       /* per automaton, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -34,8 +44,53 @@
 
 #define VIGIL_INSTANCE_HEADER_BYTES 64
 #define VIGIL_ALT_STATE_BYTES 64
-#define VIGIL_INSTANCE_BYTES(nalts)                                            \
+#define VIGIL_CAPTURES_OFFSET(nalts)                                           \
   (VIGIL_INSTANCE_HEADER_BYTES + VIGIL_ALT_STATE_BYTES * (nalts))
+#define VIGIL_INSTANCE_BYTES(nalts, ncaptures)                                 \
+  ((VIGIL_CAPTURES_OFFSET(nalts) + 8 * (ncaptures) + 63) / 64 * 64)
+
+/* ---- Inline fast path: the fields instrumented code may touch ---------------
+ *
+ * struct vigil_bound (64 bytes, zero-initialised):                            */
+struct vigil_bound {
+  uint64_t gen;        /* bumped by every outermost entry and exit: odd inside
+                          the bound, even outside (0: never entered)       */
+  void *touched;       /* instances touched in this bound, via header.next   */
+  uint32_t depth;      /* nesting of the bound (recursion)                   */
+  uint32_t pending;    /* touched instances the second bound must look at    */
+  uint32_t lock;       /* global groups: held while the runtime works        */
+  uint32_t reserved0;
+  uint64_t reserved[4];
+};
+/*
+ * Instance header (first 64 bytes of an instance), byte offsets:
+ *    0  uint64_t gen      bound gen in which it was last touched; 0: never on
+ *                         this thread (the runtime registers it first)
+ *    8  void *next        next touched instance in this bound
+ *   16  uint8_t fast[8]   per alternative: 0 = the runtime owns the state;
+ *                         1..nevents = "plain" state, last event f-1 taken;
+ *                         nevents+1 = done (checked, nothing left to do)
+ *   24  uint64_t bounds   statistics: bounds in which it was touched
+ *   32  uint64_t passes   statistics: bounds it passed
+ *   40  uint8_t settled   nothing left for the second bound to do
+ *   41  uint8_t dropped, 42 reported, 43 site   (runtime, reset on touch)
+ * An event with header.gen == bound.gen is inside the bound and touched.
+ * Touching (first event of the assertion in a bound, gen != bound.gen and
+ * bound.gen odd):
+ *   gen = bound.gen; next = bound.touched; bound.touched = inst;
+ *   fast[i] = 1 for each alternative that vigil_fast_eligible(), else 0;
+ *   bytes 40..43 = 0; bounds += 1; bound.pending += 1.
+ * A transition into "done" of a single-alternative assertion also sets
+ * settled = 1, passes += 1, bound.pending -= 1.  The tables that say which
+ * transitions are plain come from vigil_fast_next / vigil_fast_site.
+ */
+#define VIGIL_HDR_GEN 0
+#define VIGIL_HDR_NEXT 8
+#define VIGIL_HDR_FAST 16
+#define VIGIL_HDR_BOUNDS 24
+#define VIGIL_HDR_PASSES 32
+#define VIGIL_HDR_SETTLED 40
+#define VIGIL_HDR_FLAGS 40 /* 4 bytes: settled, dropped, reported, site */
 
 /* vigil_event_desc.kind */
 enum vigil_event_kind {
@@ -121,22 +176,29 @@ struct vigil_assertion {
   uint8_t locality;                      /* enum vigil_locality           */
   uint8_t mode;                          /* enum vigil_mode               */
   uint8_t ncaptures;
+  uint8_t fast;                          /* 1: the pass inlined its fast path */
+  uint8_t reserved[7];
 };
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* `instance` is the assertion's per-thread (thread_local) or global storage.
+/* `bound` is the assertion's bound group, `instance` its per-thread
+ * (thread_local) or global storage.  `global` is 1 for global groups.
  * `event` is (alternative << 8) | event index within that alternative.
  * `values` points to the event's nvalues words (may be NULL when 0).
- * `captures` points to the assertion's ncaptures words. */
-void __vigil_bound_start(struct vigil_assertion *a, void *instance);
-void __vigil_bound_end(struct vigil_assertion *a, void *instance);
-void __vigil_site_reached(struct vigil_assertion *a, void *instance,
-                          const uint64_t *captures);
-void __vigil_event(struct vigil_assertion *a, void *instance, uint32_t event,
-                   const uint64_t *values);
+ * `captures` points to the assertion's ncaptures words, or is NULL when the
+ * caller already stored them in the instance (inline fast path). */
+void __vigil_bound_enter(struct vigil_bound *bound, int global);
+void __vigil_bound_exit(struct vigil_bound *bound, int global);
+/* Inline fast path: the outermost exit found bound->pending != 0 (depth is
+ * already 0). */
+void __vigil_bound_settle(struct vigil_bound *bound);
+void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *bound,
+                          void *instance, const uint64_t *captures);
+void __vigil_event(struct vigil_assertion *a, struct vigil_bound *bound,
+                   void *instance, uint32_t event, const uint64_t *values);
 
 #ifdef __cplusplus
 }

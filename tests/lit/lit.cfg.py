@@ -14,7 +14,11 @@ build = os.environ.get("VIGIL_BUILD", os.path.join(root, "build"))
 llvm_bin = "/usr/lib/llvm-19/bin"
 
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
-config.test_exec_root = os.path.join(build, "lit")
+# VIGIL_FAST_PATH=0 links every hook as a runtime call (no inline fast
+# path); run-all.sh runs the end-to-end tests both ways.
+fast_path = os.environ.get("VIGIL_FAST_PATH", "1")
+config.test_exec_root = os.path.join(build, "lit" if fast_path != "0" else "lit-nofast")
+config.environment["VIGIL_FAST_PATH"] = fast_path
 
 config.environment["PATH"] = os.pathsep.join(
     [os.path.join(build, "bin"), llvm_bin, os.environ.get("PATH", "")])

@@ -5,8 +5,10 @@
  *   "A B? C|D S E"   events A, optional B, OR block {C, D}, the site S, E
  *
  * Events are single upper-case letters other than S.  Bounds are added.
- * With `nonstatic`, every event gets one value slot captured from capture 0
- * (so only occurrences carrying the captured value are the assertion's).
+ * With `nonstatic` == 1, every event gets one value slot captured from
+ * capture 0 (so only occurrences carrying the captured value are the
+ * assertion's); with 2, only the events after the site do (pre-site events
+ * stay static: the engine runs such automata forward).
  */
 #ifndef VIGIL_TEST_AUTOMATON_BUILDER_H
 #define VIGIL_TEST_AUTOMATON_BUILDER_H
@@ -25,7 +27,8 @@ struct built {
   struct vigil_value_desc val[VIGIL_MAX_ALTERNATIVES][VIGIL_MAX_EVENTS];
   char names[VIGIL_MAX_ALTERNATIVES][VIGIL_MAX_EVENTS][8];
   int letter_index[VIGIL_MAX_ALTERNATIVES][26]; /* letter -> event index */
-  _Alignas(64) unsigned char instance[VIGIL_INSTANCE_BYTES(VIGIL_MAX_ALTERNATIVES)];
+  _Alignas(64) unsigned char instance[VIGIL_INSTANCE_BYTES(VIGIL_MAX_ALTERNATIVES,
+                                                          VIGIL_MAX_CAPTURES)];
 };
 
 /* Parses one alternative; returns 0 or -1 on a malformed spec. */
@@ -64,7 +67,7 @@ static int build_alternative(struct built *b, int alt, const char *spec,
       } else {
         e->kind = VIGIL_EV_CALL;
         b->letter_index[alt][c - 'A'] = n;
-        if (nonstatic) {
+        if (nonstatic == 1 || (nonstatic == 2 && site >= 0)) {
           struct vigil_value_desc *v = &b->val[alt][n];
           v->kind = VIGIL_VAL_CAPTURE;
           v->capture = 0;
@@ -131,7 +134,10 @@ static int build_alternative(struct built *b, int alt, const char *spec,
   au->text = spec;
   au->nevents = (uint8_t)nev;
   au->site = (uint8_t)site;
-  au->is_static = !nonstatic;
+  au->is_static = 1;
+  for (int i = 0; i < nev; i++)
+    if (ev[i].nvalues)
+      au->is_static = 0;
   return 0;
 }
 

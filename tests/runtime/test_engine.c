@@ -6,10 +6,13 @@
  * lower-case letter the same event with another value (noise: a non-static
  * automaton must ignore it; the static twin never sees it).
  *
- * Every case runs three ways — static forward engine, non-static with the
- * tags store (Alg. 3.1), non-static with the history store (Alg. 3.2) — and
- * all three must report exactly the expected violations.  A randomised
- * property test then checks that the three agree on thousands of traces.
+ * Every case runs six ways — static forward engine, non-static with the
+ * tags store (Alg. 3.1), non-static with the history store (Alg. 3.2),
+ * "mixed" (static before the site, values after it: forward engine with
+ * inline value checks), and the static and mixed automata again through a
+ * C model of the inline fast path the pass emits (vigil/fastpath.h) — and
+ * all must report exactly the expected violations.  A randomised property
+ * test then checks that they agree on thousands of traces.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,6 +21,7 @@
 
 #include "../../runtime/internal.h"
 #include "automaton_builder.h"
+#include "vigil/fastpath.h"
 #include "vigil/runtime.h"
 
 static char reported[1024];
@@ -31,42 +35,182 @@ static void record(const struct vigil_violation *v, void *ctx) {
   nreported++;
 }
 
-enum { STATIC_ENGINE, TAGS, HISTORY };
-static const char *const config_names[] = {"static", "tags", "history"};
+enum { STATIC_ENGINE, TAGS, HISTORY, MIXED, FAST_STATIC, FAST_MIXED, NCONFIGS };
+static const char *const config_names[] = {"static", "tags", "history",
+                                           "mixed", "fast", "fast-mixed"};
+
+/* ---- a C model of the code the pass inlines (compiler/pass) ---------------- */
+static void model_of(const struct vigil_assertion *a, unsigned ai,
+                     struct vigil_fast_model *m, uint64_t *succ, uint64_t *orb,
+                     uint8_t *flags) {
+  const struct vigil_automaton *au = &a->alternatives[ai];
+  for (unsigned e = 0; e < au->nevents; e++) {
+    succ[e] = au->events[e].successors;
+    orb[e] = au->events[e].or_block;
+    flags[e] = au->events[e].flags;
+  }
+  *m = (struct vigil_fast_model){succ, orb, flags, au->nevents, au->site, a->mode};
+}
+
+#define MODEL(a, ai)                                                           \
+  uint64_t succ_[VIGIL_MAX_EVENTS], orb_[VIGIL_MAX_EVENTS];                    \
+  uint8_t flags_[VIGIL_MAX_EVENTS];                                            \
+  struct vigil_fast_model m;                                                   \
+  model_of(a, ai, &m, succ_, orb_, flags_)
+
+static void inline_enter(struct vigil_bound *b) {
+  uint32_t d = b->depth;
+  b->depth = d + 1;
+  if (d == 0) {
+    b->gen++;
+    b->touched = NULL;
+  }
+}
+
+static void inline_exit(struct vigil_bound *b) {
+  uint32_t d = b->depth;
+  if (d == 0)
+    return;
+  if (d == 1) {
+    if (b->pending)
+      __vigil_bound_settle(b);
+    b->gen++;
+  }
+  b->depth = d - 1;
+}
+
+/* Returns 0 when the instance must go to the runtime (first touch). */
+static int inline_touch(struct vigil_assertion *a, struct vigil_bound *b,
+                        struct vg_header *h) {
+  if (h->gen == b->gen)
+    return 1;
+  if (!(b->gen & 1))
+    return -1; /* outside the bound */
+  if (h->gen == 0)
+    return 0;
+  h->gen = b->gen;
+  h->next = b->touched;
+  b->touched = h;
+  for (unsigned i = 0; i < 8; i++) {
+    h->fast[i] = 0;
+    if (i < a->nalternatives) {
+      MODEL(a, i);
+      h->fast[i] = (uint8_t)vigil_fast_eligible(&m);
+    }
+  }
+  h->settled = h->dropped = h->reported = h->site = 0;
+  h->bounds++;
+  b->pending++;
+  return 1;
+}
+
+static void inline_done(struct vigil_assertion *a, struct vigil_bound *b,
+                        struct vg_header *h, unsigned ai, unsigned n) {
+  h->fast[ai] = (uint8_t)n;
+  if (a->nalternatives == 1 && n == a->alternatives[ai].nevents + 1u) {
+    h->settled = 1;
+    h->passes++;
+    b->pending--;
+  }
+}
+
+static void inline_event(struct vigil_assertion *a, struct vigil_bound *b,
+                         void *instance, unsigned ai, unsigned x, uint64_t value) {
+  struct vg_header *h = instance;
+  int t = inline_touch(a, b, h);
+  if (t < 0)
+    return;
+  if (t) {
+    MODEL(a, ai);
+    unsigned n = vigil_fast_next(&m, h->fast[ai], x);
+    if (n == VIGIL_FAST_IGNORE)
+      return;
+    if (n != VIGIL_FAST_SLOW) {
+      const struct vigil_event_desc *ev = &a->alternatives[ai].events[x];
+      if (ev->nvalues && value != vg_captures(a, instance)[0])
+        return; /* not this instance's event */
+      inline_done(a, b, h, ai, n);
+      return;
+    }
+  }
+  __vigil_event(a, b, instance, (ai << 8) | x, &value);
+}
+
+static void inline_site(struct vigil_assertion *a, struct vigil_bound *b,
+                        void *instance, const uint64_t *caps) {
+  struct vg_header *h = instance;
+  int t = inline_touch(a, b, h);
+  if (t < 0)
+    return;
+  memcpy(vg_captures(a, instance), caps, sizeof(uint64_t) * a->ncaptures);
+  if (t) {
+    unsigned next[VIGIL_MAX_ALTERNATIVES];
+    int ok = 1;
+    for (unsigned ai = 0; ai < a->nalternatives; ai++) {
+      MODEL(a, ai);
+      next[ai] = vigil_fast_site(&m, h->fast[ai]);
+      ok &= next[ai] != VIGIL_FAST_SLOW;
+    }
+    if (ok) {
+      for (unsigned ai = 0; ai < a->nalternatives; ai++)
+        if (next[ai] != VIGIL_FAST_IGNORE)
+          inline_done(a, b, h, ai, next[ai]);
+      return;
+    }
+  }
+  __vigil_site_reached(a, b, instance, NULL);
+}
 
 /* Runs `trace` on `specs`; returns the reasons reported, comma-separated. */
 static const char *run(const char *specs, int mode, const char *trace, int config) {
   reported[0] = 0;
   nreported = 0;
   vg_config.algorithm = config == HISTORY ? VG_HISTORY : VG_TAGS;
-  struct built *b = build(specs, mode, config != STATIC_ENGINE);
+  int fast = config == FAST_STATIC || config == FAST_MIXED;
+  int nonstatic = config == TAGS || config == HISTORY ? 1
+                  : config == MIXED || config == FAST_MIXED ? 2 : 0;
+  struct built *b = build(specs, mode, nonstatic);
   if (!b) {
     fprintf(stderr, "bad spec %s\n", specs);
     exit(2);
   }
+  b->a.fast = (uint8_t)fast;
+  static struct vigil_bound bound;
+  memset(&bound, 0, sizeof bound);
   uint64_t caps[1] = {7};
   for (const char *p = trace; *p; p++) {
     char c = *p;
-    if (c == '[')
-      __vigil_bound_start(&b->a, b->instance);
+    if (c == '[') {
+      fast ? inline_enter(&bound) : __vigil_bound_enter(&bound, 0);
+      if (mode == VIGIL_MODE_STRICT) /* as the pass does */
+        __vigil_event(&b->a, &bound, b->instance, 0, NULL);
+    }
     else if (c == ']')
-      __vigil_bound_end(&b->a, b->instance);
+      fast ? inline_exit(&bound) : __vigil_bound_exit(&bound, 0);
     else if (c == 'S')
-      __vigil_site_reached(&b->a, b->instance, caps);
+      fast ? inline_site(&b->a, &bound, b->instance, caps)
+           : __vigil_site_reached(&b->a, &bound, b->instance, caps);
     else {
       int noise = c >= 'a' && c <= 'z';
-      if (noise && config == STATIC_ENGINE)
-        continue;
       int letter = (noise ? c - 'a' : c - 'A');
       uint64_t value = noise ? 3 : 7;
       for (unsigned alt = 0; alt < b->a.nalternatives; alt++) {
         int idx = b->letter_index[alt][letter];
-        if (idx > 0)
-          __vigil_event(&b->a, b->instance, (alt << 8) | (unsigned)idx, &value);
+        if (idx <= 0)
+          continue;
+        /* noise carries another value: only events with a value slot can
+         * tell it apart (a static event is the same event whatever) */
+        if (noise && !b->a.alternatives[alt].events[idx].nvalues)
+          continue;
+        if (fast)
+          inline_event(&b->a, &bound, b->instance, alt, (unsigned)idx, value);
+        else
+          __vigil_event(&b->a, &bound, b->instance, (alt << 8) | (unsigned)idx, &value);
       }
     }
   }
-  /* stores live in the thread registry; the instance itself is ours */
+  /* the instance is ours: unlist it before it goes */
+  vg_stats_thread_exit();
   free(b);
   return reported;
 }
@@ -75,7 +219,7 @@ static int passed, failed;
 
 static void expect(const char *specs, int mode, const char *trace,
                    const char *want) {
-  for (int config = 0; config < 3; config++) {
+  for (int config = 0; config < NCONFIGS; config++) {
     const char *got = run(specs, mode, trace, config);
     if (strcmp(got, want) != 0) {
       printf("FAIL %-22s mode=%d trace=%-16s %-8s want \"%s\" got \"%s\"\n",
@@ -203,7 +347,7 @@ static void random_spec(char *out) {
 }
 
 static void property_agreement(int rounds) {
-  int disagreements = 0, tolerated = 0;
+  int disagreements = 0, tolerated = 0, fast_disagreements = 0;
   for (int r = 0; r < rounds; r++) {
     char spec[64], trace[64];
     random_spec(spec);
@@ -225,15 +369,22 @@ static void property_agreement(int rounds) {
     }
     trace[t++] = ']';
     trace[t] = 0;
-    char results[3][1024];
-    for (int c = 0; c < 3; c++)
+    char results[NCONFIGS][1024];
+    for (int c = 0; c < NCONFIGS; c++)
       snprintf(results[c], sizeof results[c], "%s", run(spec, mode, trace, c));
+    /* The forward engines (static, mixed, and both through the inline fast
+     * path) must agree exactly, reasons included. */
+    for (int c = MIXED; c < NCONFIGS; c++)
+      if (strcmp(results[c], results[c == FAST_STATIC ? STATIC_ENGINE : MIXED]) != 0 &&
+          fast_disagreements++ < 10)
+        printf("DISAGREE %-20s mode=%d trace=%-16s static=\"%s\" %s=\"%s\"\n", spec,
+               mode, trace, results[STATIC_ENGINE], config_names[c], results[c]);
     if (mode == VIGIL_MODE_STRICT) {
       /* Before the site a non-static automaton cannot tell an unexpected
        * event from noise; strict violations found there surface at the site
        * or the bound's end, with another reason.  Whether the bound fails,
        * and how often, must still agree. */
-      for (int c = 0; c < 3; c++) {
+      for (int c = 0; c < NCONFIGS; c++) {
         int n = results[c][0] ? 1 : 0;
         for (const char *q = results[c]; *q; q++)
           n += *q == ',';
@@ -244,6 +395,9 @@ static void property_agreement(int rounds) {
      * one after its state and the backward walk the nearest one before the
      * site; one may have happened out of order and the other not at all.
      * Both are violations before the site: compare that class. */
+    if (strcmp(results[MIXED], results[STATIC_ENGINE]) != 0 && fast_disagreements++ < 10)
+      printf("DISAGREE %-20s mode=%d trace=%-16s static=\"%s\" mixed=\"%s\"\n", spec,
+             mode, trace, results[STATIC_ENGINE], results[MIXED]);
     for (int c = 0; c < 3; c++) {
       char *q;
       while ((q = strstr(results[c], "wrong-order")))
@@ -270,8 +424,9 @@ static void property_agreement(int rounds) {
   }
   printf("property: %d random traces, %d known OR-repeat divergences tolerated\n",
          rounds, tolerated);
-  if (disagreements) {
-    printf("FAIL property: %d of %d random traces disagree\n", disagreements, rounds);
+  if (disagreements || fast_disagreements) {
+    printf("FAIL property: %d (stores) and %d (forward/fast) of %d random traces disagree\n",
+           disagreements, fast_disagreements, rounds);
     failed++;
   } else {
     passed++;
@@ -289,12 +444,15 @@ static void store_limits(void) {
     nreported = 0;
     vg_config.algorithm = config == HISTORY ? VG_HISTORY : VG_TAGS;
     struct built *b = build("A S", G, 1);
-    __vigil_bound_start(&b->a, b->instance);
+    static struct vigil_bound bound;
+    memset(&bound, 0, sizeof bound);
+    __vigil_bound_enter(&bound, 0);
     for (uint64_t v = 100; v < 200; v++) /* 100 distinct values */
-      __vigil_event(&b->a, b->instance, 1, &v);
+      __vigil_event(&b->a, &bound, b->instance, 1, &v);
     uint64_t caps[1] = {7};
-    __vigil_site_reached(&b->a, b->instance, caps);
-    __vigil_bound_end(&b->a, b->instance);
+    __vigil_site_reached(&b->a, &bound, b->instance, caps);
+    __vigil_bound_exit(&bound, 0);
+    vg_stats_thread_exit();
     free(b);
   }
   vigil_get_totals(&after);
@@ -315,6 +473,11 @@ int main(int argc, char **argv) {
   vg_config.on_failure = VG_LOG;
   vg_config.backtrace = 0;
   vigil_set_handler(record, NULL);
+  if (argc == 5) { /* test_engine 0 SPEC MODE TRACE: show every configuration */
+    for (int c = 0; c < NCONFIGS; c++)
+      printf("%-10s \"%s\"\n", config_names[c], run(argv[2], atoi(argv[3]), argv[4], c));
+    return 0;
+  }
   semantic_cases();
   property_agreement(rounds);
   store_limits();

@@ -61,5 +61,5 @@ int main(int argc, char **argv) {
 // STRESS-NOT: assertion failed
 // STRESS: done
 // STRESS: vigil: statistics (2 assertions)
-// STRESS-DAG: threads.c:{{[0-9]+}}:21{{ +}}80000{{ +}}160000{{ +}}80000{{ +}}0
+// STRESS-DAG: threads.c:{{[0-9]+}}:21{{ +}}80000{{ +}}{{[0-9]+}}{{ +}}80000{{ +}}0
 // STRESS-DAG: threads.c:{{[0-9]+}}:21{{ +}}3{{ +}}{{[0-9]+}}{{ +}}3{{ +}}0
