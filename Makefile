@@ -3,7 +3,7 @@
 #   make demo    install what is missing, build, run the bundled example
 #   make test    install what is missing, build, run every test suite
 #   make build   build/bin/vigil, build/bin/vigil-cc, build/lib/*
-#   make bench   instruction counts of an instrumented bound (callgrind)
+#   make bench   ThinTESLA benchmarks A-M, LTTng comparison, sweeps -> bench/results/
 #
 # On a fresh Debian 12 machine the first run installs the Debian packages
 # and the Python/Rust tools the build needs (you need root, or sudo).
@@ -24,7 +24,7 @@ RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/runtime/%.o,$(RUNTIME_SRC))
 RUNTIME_CFLAGS := -std=c11 -O2 -g -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude -MMD -MP
 
 .PHONY: all deps build runtime compiler cli test test-runtime test-lit test-cli \
-        demo bench clean
+        demo bench bench-deps clean
 
 all: build
 
@@ -92,8 +92,23 @@ test-cli: deps
 demo: build
 	$(BUILD)/bin/vigil demo
 
-bench: build
-	bench/callgrind-bound.sh "$(BUILD)"
+BENCH_DEBS := lttng-tools liblttng-ust-dev python3-matplotlib python3-scipy valgrind
+
+bench-deps: $(BUILD)/.bench-deps-ok
+
+$(BUILD)/.bench-deps-ok: | deps
+	@missing=""; for p in $(BENCH_DEBS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "vigil: installing Debian packages for the benchmarks:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@touch $@
+
+# Everything side by side in one run (bench/README.md); <= 10 minutes here.
+bench: build bench-deps
+	python3 bench/run.py --build-dir "$(BUILD)/bench" --vigil-cc "$(BUILD)/bin/vigil-cc"
 
 clean:
 	rm -rf $(BUILD) cli/target

@@ -22,6 +22,7 @@ extern size_t vg_memory_limit;
 void vg_stats_at_exit(void);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void init(void);
 
 static void bad(const char *var, const char *val, const char *expect) {
   fprintf(stderr, "vigil: ignoring %s=%s (expected %s)\n", var, val, expect);
@@ -90,7 +91,18 @@ static void init(void) {
   atexit(vg_stats_at_exit);
 }
 
-void vg_config_init(void) { pthread_once(&once, init); }
+static atomic_int ready;
+
+static void init_once(void) {
+  init();
+  atomic_store_explicit(&ready, 1, memory_order_release);
+}
+
+/* Every runtime entry calls this: after start-up it is one load. */
+void vg_config_init(void) {
+  if (!atomic_load_explicit(&ready, memory_order_acquire))
+    pthread_once(&once, init_once);
+}
 
 /* Read the environment before main: the inline fast path never calls into
  * the runtime, so it cannot be the one to trigger this.  The slow paths

@@ -496,9 +496,9 @@ static void event(struct vigil_assertion *a, void *instance, unsigned ai,
     return;
   }
   uint64_t key[VIGIL_MAX_VALUES];
-  vg_key_observed(ev, values, key);
   if (forward_capable(au)) {
     if (!(ev->flags & VIGIL_EF_STATIC)) {
+      vg_key_observed(ev, values, key);
       if (!past_site(au, alt)) {
         /* A post-site event before the site: whether it is ours is known
          * only at the site.  Remember it (counts only within this attempt,
@@ -520,6 +520,7 @@ static void event(struct vigil_assertion *a, void *instance, unsigned ai,
     forward(a, instance, ai, au, alt, x, values);
     return;
   }
+  vg_key_observed(ev, values, key);
   if (!past_site(au, alt) || !(ev->flags & VIGIL_EF_POST_SITE)) {
     /* Recording: everything before the site, and pre-site events after it
      * (they may begin the next pass). */
