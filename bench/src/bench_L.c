@@ -1,0 +1,57 @@
+/*
+ * Benchmark L — three top-level OR-ed automata, all static, one OR block.
+ *
+ * Table 5.1 row L:  events 9 | static 9 | non-static 0 | optional 0 | OR-ed 2 |
+ *                   OR-ed automata 3 | called before 2 | called after 1
+ * This assertion:   the same (exact match).
+ *   alternative 1:  callOne || callTwo, SITE, callThree
+ *   alternative 2:  callFour, SITE, callFive, callSix
+ *   alternative 3:  callSeven, callEight, SITE, callNine
+ *   before:         callOne(1), callTwo(2) (both OR members)   after: callThree(3)
+ * -DBREAK omits callThree(3) (no-alternative-held).
+ */
+#include "common.h"
+
+#ifdef VARIANT_HAND
+HAND_STORAGE struct { signed char a1, a2, a3, site; } h;
+#define HAND_ENTER() do { h.a1 = 0; h.a2 = 0; h.a3 = 0; h.site = 0; } while (0)
+#define HAND_callOne(x) do { if (h.a1 == 0) h.a1 = 1; } while (0)
+#define HAND_callTwo(x) do { if (h.a1 == 0) h.a1 = 1; } while (0)
+#define HAND_callFour(x) do { if (h.a2 == 0) h.a2 = 1; } while (0)
+#define HAND_callSeven(x) do { if (h.a3 == 0) h.a3 = 1; } while (0)
+#define HAND_callEight(x) do { if (h.a3 == 1) h.a3 = 2; } while (0)
+#define HAND_SITE(i)                                                           \
+  do {                                                                         \
+    h.site = 1;                                                                \
+    h.a1 = h.a1 == 1 ? 2 : -1;                                                 \
+    h.a2 = h.a2 == 1 ? 2 : -1;                                                 \
+    h.a3 = h.a3 == 2 ? 3 : -1;                                                 \
+  } while (0)
+#define HAND_callThree(x) do { if (h.a1 == 2) h.a1 = 3; } while (0)
+#define HAND_callFive(x) do { if (h.a2 == 2) h.a2 = 3; } while (0)
+#define HAND_callSix(x) do { if (h.a2 == 3) h.a2 = 4; } while (0)
+#define HAND_callNine(x) do { if (h.a3 == 3) h.a3 = 4; } while (0)
+#define HAND_EXIT()                                                            \
+  do {                                                                         \
+    if (h.site && h.a1 != 3 && h.a2 != 4 && h.a3 != 4)                         \
+      HAND_FAIL();                                                             \
+  } while (0)
+#endif
+
+#include "events.h"
+
+NOINLINE void examplecall(int i) {
+  BOUND_ENTER(i);
+  WORK();
+  callOne(1);
+  callTwo(2);
+  SITE_REACHED(i);
+  BENCH_ASSERT(
+      TSEQUENCE(call(callOne) || call(callTwo), TESLA_ASSERTION_SITE, call(callThree)) ||
+      TSEQUENCE(call(callFour), TESLA_ASSERTION_SITE, call(callFive), call(callSix)) ||
+      TSEQUENCE(call(callSeven), call(callEight), TESLA_ASSERTION_SITE, call(callNine)));
+  BREAKABLE(callThree(3));
+  BOUND_EXIT(i);
+}
+
+#include "main.h"
