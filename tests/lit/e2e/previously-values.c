@@ -7,6 +7,12 @@
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_ALGORITHM=history %t other-file 2>&1 | FileCheck %s --check-prefix=OTHER
 // RUN: env VIGIL_ON_FAILURE=log %t denied 2>&1 | FileCheck %s --check-prefix=DENIED
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_ALGORITHM=history %t denied 2>&1 | FileCheck %s --check-prefix=DENIED
+// Non-precise mode (hashes of the values only) reaches the same verdicts.
+// RUN: env VIGIL_PRECISE=0 %t ok 2>&1 | FileCheck %s --check-prefix=OK
+// RUN: env VIGIL_PRECISE=0 VIGIL_ALGORITHM=history %t ok 2>&1 | FileCheck %s --check-prefix=OK
+// RUN: env VIGIL_PRECISE=0 VIGIL_ON_FAILURE=log %t other-file 2>&1 | FileCheck %s --check-prefix=OTHER
+// RUN: env VIGIL_PRECISE=0 VIGIL_ON_FAILURE=log VIGIL_ALGORITHM=history %t other-file 2>&1 | FileCheck %s --check-prefix=OTHER
+// RUN: env VIGIL_PRECISE=maybe %t ok 2>&1 | FileCheck %s --check-prefix=BADPRECISE
 #include <stdio.h>
 #include <string.h>
 #include <tesla.h>
@@ -49,6 +55,8 @@ int main(int argc, char **argv) {
 }
 // OK-NOT: vigil
 // OK: done
+// BADPRECISE: vigil: ignoring VIGIL_PRECISE=maybe (expected 0 or 1)
+// BADPRECISE: done
 // OTHER: vigil: assertion failed at {{.*}}previously-values.c:{{[0-9]+}}:3
 // OTHER: reason: required event mac_check(c, f) == 0 did not happen before the assertion site (missing-before-site)
 // OTHER: values: c = 0x{{[0-9a-f]+}}, f = 0x{{[0-9a-f]+}}, return value = 0
