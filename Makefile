@@ -3,7 +3,8 @@
 #   make demo    install what is missing, build, run the bundled example
 #   make test    install what is missing, build, run every test suite
 #   make build   build/bin/vigil, build/bin/vigil-cc, build/lib/*
-#   make bench   ThinTESLA benchmarks A-M, LTTng comparison, sweeps -> bench/results/
+#   make bench   ThinTESLA benchmarks A-M, LTTng comparison, sweeps, kernel
+#                monitors vs ftrace/bpftrace -> bench/results/
 #
 # On a fresh Debian 12 machine the first run installs the Debian packages
 # and the Python/Rust tools the build needs (you need root, or sudo).
@@ -16,15 +17,15 @@ CC := $(LLVM_BIN)/clang
 export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
 
 DEBS := clang-19 llvm-19-dev libclang-19-dev lld-19 llvm-19-tools graphviz \
-        valgrind python3-pip
+        valgrind python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUNTIME_SRC := $(wildcard runtime/*.c)
 RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/runtime/%.o,$(RUNTIME_SRC))
 RUNTIME_CFLAGS := -std=c11 -O2 -g -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude -MMD -MP
 
-.PHONY: all deps build runtime compiler cli test test-runtime test-lit test-cli \
-        demo bench bench-deps clean
+.PHONY: all deps build runtime compiler cli bpf test test-runtime test-lit test-cli \
+        demo bench bench-kernel bench-deps clean
 
 all: build
 
@@ -48,7 +49,7 @@ $(BUILD)/.deps-ok:
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- build -----------------------------------------------------------------
-build: deps runtime compiler cli
+build: deps runtime compiler cli bpf
 
 runtime: $(BUILD)/lib/libvigil.a
 
@@ -64,6 +65,10 @@ $(BUILD)/lib/libvigil.a: $(RUNTIME_OBJ)
 
 compiler: deps
 	$(MAKE) -C compiler BUILD=$(BUILD)
+
+# eBPF monitor: BPF object, bpftool skeleton and libbpf loader (bpf/Makefile).
+bpf: deps
+	$(MAKE) -C bpf BUILD=$(BUILD)
 
 cli: deps
 	cargo build --release --quiet --manifest-path cli/Cargo.toml
@@ -92,7 +97,8 @@ test-cli: deps
 demo: build
 	$(BUILD)/bin/vigil demo
 
-BENCH_DEBS := lttng-tools liblttng-ust-dev python3-matplotlib python3-scipy valgrind
+BENCH_DEBS := lttng-tools liblttng-ust-dev python3-matplotlib python3-scipy valgrind \
+              linux-perf rt-tests bpftrace trace-cmd
 
 bench-deps: $(BUILD)/.bench-deps-ok
 
@@ -109,6 +115,11 @@ $(BUILD)/.bench-deps-ok: | deps
 # Everything side by side in one run (bench/README.md); <= 10 minutes here.
 bench: build bench-deps
 	python3 bench/run.py --build-dir "$(BUILD)/bench" --vigil-cc "$(BUILD)/bin/vigil-cc"
+	python3 bench/kernel/run.py --vigil "$(BUILD)/bin/vigil"
+
+# Kernel monitors only: verifying vs tracing, offline checker speed.
+bench-kernel: build bench-deps
+	python3 bench/kernel/run.py --vigil "$(BUILD)/bin/vigil"
 
 clean:
 	rm -rf $(BUILD) cli/target
