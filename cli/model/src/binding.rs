@@ -27,6 +27,9 @@
 //!   integer (decimal, `0x` hex, negative) or, for a `*state` field, a task
 //!   state letter of [`crate::sources::task_state_code`].  Comparisons are
 //!   on signed 64-bit values.
+//! * `at_exit final` (a line of its own) asks in-process monitors to check
+//!   that every instance still monitored at thread / program exit is in a
+//!   final state (`at_exit ignore`, the default, does not).
 //! * `start`: if the instance is not monitored yet, start it in the initial
 //!   state and do not process this event (the kernel's
 //!   `da_handle_start_event`); `run`: start it if needed, then process the
@@ -179,6 +182,12 @@ pub struct Binding {
     pub model_line: u32,
     pub scope: Scope,
     pub rules: Vec<Rule>,
+    /// `at_exit final` (its line): an instance still monitored when its
+    /// thread or the program exits must be in a final state, else that is a
+    /// violation `not-final-at-exit`.  Only in-process monitors have a
+    /// meaningful end; `vigil check` and `vigil monitor` warn that they
+    /// ignore it.  Default (`at_exit ignore`): no check.
+    pub at_exit_final: Option<u32>,
 }
 
 impl Binding {
@@ -205,6 +214,49 @@ impl Binding {
 
     pub fn from_str(path: &Path, text: &str, model: &Model) -> Result<Binding, Diagnostic> {
         parse::parse(path, text, model)
+    }
+
+    /// What `vigil check` and `vigil monitor` ignore in this binding:
+    /// `at_exit final` has a meaning only in-process (a thread or program
+    /// exit); a trace or a live kernel has no such end.
+    pub fn out_of_process_warnings(&self) -> Vec<Diagnostic> {
+        match self.at_exit_final {
+            Some(line) => vec![Diagnostic::new(
+                &self.path,
+                line,
+                "warning: `at_exit final` is checked only by in-process monitors (vigil-cc); ignored here",
+            )],
+            None => Vec::new(),
+        }
+    }
+
+    /// Warnings about a binding that parsed (not errors): one per model
+    /// event that no rule feeds, as `file: warning: ...`.  Tools print them
+    /// before running the model.
+    pub fn warnings(&self, model: &Model) -> Vec<Diagnostic> {
+        let fed = |e: usize| {
+            self.rules
+                .iter()
+                .any(|r| r.event == RuleEvent::Event(e))
+        };
+        (0..model.events.len())
+            .filter(|&e| !fed(e))
+            .map(|e| {
+                Diagnostic::new(
+                    &self.path,
+                    0,
+                    format!(
+                        "warning: no rule feeds event `{}` of model {}: the monitor never sees it",
+                        model.events[e], model.name
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// The rule at `line` of the binding file, if any.
+    pub fn rule_at(&self, line: u32) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.line == line)
     }
 }
 

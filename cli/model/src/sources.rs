@@ -46,6 +46,12 @@ pub const TRACEPOINTS: &[Tracepoint] = &[
     Tracepoint { system: "exceptions", name: "page_fault_user", fields: &["address", "ip", "error_code"] },
     Tracepoint { system: "exceptions", name: "page_fault_kernel", fields: &["address", "ip", "error_code"] },
     Tracepoint { system: "signal", name: "signal_deliver", fields: &["sig", "errno", "code"] },
+    // Only in kernels built with the preempt/irqsoff tracers; live monitors
+    // say so when the running kernel lacks them.
+    Tracepoint { system: "preemptirq", name: "preempt_disable", fields: &["caller", "parent"] },
+    Tracepoint { system: "preemptirq", name: "preempt_enable", fields: &["caller", "parent"] },
+    Tracepoint { system: "preemptirq", name: "irq_disable", fields: &["caller", "parent"] },
+    Tracepoint { system: "preemptirq", name: "irq_enable", fields: &["caller", "parent"] },
 ];
 
 /// Look a tracepoint up by name (`sched_switch`), with or without its
