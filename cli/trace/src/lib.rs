@@ -1,2 +1,18 @@
 //! vigil's offline checker: ftrace text (`trace_pipe`, `trace-cmd report`)
 //! against a model and its binding, streaming in constant memory.
+//!
+//! * [`line`]: the common header of an event line, lost-events markers
+//! * [`format`]: each catalogue tracepoint's text (`key=value`, and the
+//!   trace-cmd sched plugin's forms), field extraction
+//! * [`check`]: the [`Checker`], rules → events → automata per instance
+//! * [`report`]: violations and the summary, as text or JSON Lines
+//! * [`fxhash`]: the fast integer hasher of the instance map
+
+pub mod check;
+pub mod format;
+pub mod fxhash;
+pub mod line;
+pub mod report;
+
+pub use check::{Checker, Config};
+pub use report::Summary;

@@ -1,0 +1,360 @@
+//! Violation reports and the closing summary, as text or JSON Lines.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::time::Duration;
+
+/// What went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An event not allowed in the instance's state.
+    Event,
+    /// A `forget` rule ended an instance in a state that is not final.
+    NotFinal,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Event => "event",
+            Kind::NotFinal => "not-final",
+        }
+    }
+}
+
+/// One violation, with everything a report says.
+#[derive(Debug, Clone)]
+pub struct Violation<'a> {
+    pub kind: Kind,
+    pub model: &'a str,
+    /// How to name the model to `vigil render` (shipped name or path).
+    pub model_arg: &'a str,
+    pub trace: &'a str,
+    pub line: u64,
+    pub timestamp: &'a [u8],
+    pub comm: &'a [u8],
+    pub pid: i64,
+    pub cpu: i64,
+    pub scope: &'static str,
+    /// `None` for scope global.
+    pub key: Option<i64>,
+    pub state: &'a str,
+    /// The model event, or `forget`.
+    pub event: &'a str,
+    pub allowed: Vec<&'a str>,
+    /// Final states (for `not-final`).
+    pub finals: Vec<&'a str>,
+    /// `binding-file:line` of the rule that fired.
+    pub rule: String,
+    /// The trace line, without its newline.
+    pub text: &'a [u8],
+}
+
+/// `s` as the inside of a JSON string.
+pub fn json_escape(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// A JSON string literal.
+pub fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    json_escape(s, &mut out);
+    out.push('"');
+    out
+}
+
+fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+fn json_list(items: &[&str]) -> String {
+    let v: Vec<String> = items.iter().map(|s| json_str(s)).collect();
+    format!("[{}]", v.join(","))
+}
+
+impl Violation<'_> {
+    fn instance(&self) -> String {
+        match self.key {
+            None => "global".to_string(),
+            Some(k) => format!("{} {k}", self.scope),
+        }
+    }
+
+    pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut s = String::with_capacity(512);
+        match self.kind {
+            Kind::Event => {
+                let _ = writeln!(
+                    s,
+                    "violation: {}: event {} not allowed in state {}",
+                    self.model, self.event, self.state
+                );
+            }
+            Kind::NotFinal => {
+                let _ = writeln!(
+                    s,
+                    "violation: {}: instance forgotten in non-final state {}",
+                    self.model, self.state
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "  at:       {}:{} (timestamp {})",
+            self.trace,
+            self.line,
+            lossy(self.timestamp)
+        );
+        let _ = writeln!(
+            s,
+            "  task:     {}-{} on cpu {}",
+            lossy(self.comm),
+            self.pid,
+            self.cpu
+        );
+        let _ = writeln!(s, "  instance: {}", self.instance());
+        let _ = writeln!(s, "  state:    {}", self.state);
+        let _ = writeln!(s, "  event:    {}", self.event);
+        let allowed = if self.allowed.is_empty() {
+            "(none)".to_string()
+        } else {
+            self.allowed.join(" ")
+        };
+        let _ = writeln!(s, "  allowed:  {allowed}");
+        if self.kind == Kind::NotFinal {
+            let _ = writeln!(s, "  final:    {}", self.finals.join(" "));
+        }
+        let _ = writeln!(s, "  rule:     {}", self.rule);
+        let _ = writeln!(s, "  line:     {}", lossy(self.text).trim());
+        if self.kind == Kind::Event {
+            let _ = writeln!(
+                s,
+                "  picture:  vigil render {} --highlight {}:{}",
+                self.model_arg, self.state, self.event
+            );
+        }
+        s.push('\n');
+        out.write_all(s.as_bytes())
+    }
+
+    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut s = String::with_capacity(512);
+        let _ = write!(
+            s,
+            "{{\"type\":\"violation\",\"kind\":\"{}\",\"model\":{},\"trace\":{},\"line\":{},\"timestamp\":{},\
+             \"comm\":{},\"pid\":{},\"cpu\":{},\"scope\":\"{}\",\"key\":{},\"state\":{},\"event\":{},\
+             \"allowed\":{}",
+            self.kind.as_str(),
+            json_str(self.model),
+            json_str(self.trace),
+            self.line,
+            json_str(&lossy(self.timestamp)),
+            json_str(&lossy(self.comm)),
+            self.pid,
+            self.cpu,
+            self.scope,
+            self.key.map_or("null".to_string(), |k| k.to_string()),
+            json_str(self.state),
+            json_str(self.event),
+            json_list(&self.allowed),
+        );
+        if self.kind == Kind::NotFinal {
+            let _ = write!(s, ",\"final\":{}", json_list(&self.finals));
+        }
+        let _ = writeln!(
+            s,
+            ",\"rule\":{},\"text\":{}}}",
+            json_str(&self.rule),
+            json_str(lossy(self.text).trim())
+        );
+        out.write_all(s.as_bytes())
+    }
+}
+
+/// Counts for the closing summary.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that are trace events (of any event).
+    pub events: u64,
+    /// Events of a tracepoint some rule names, read successfully.
+    pub matched: u64,
+    pub violations: u64,
+    /// Instances started (an instance forgotten or reset and started again
+    /// counts again).
+    pub instances: u64,
+    /// Instances monitored at the end of the trace.
+    pub live: u64,
+    pub lost_markers: u64,
+    /// Events the markers say were lost (markers that do not say count 0).
+    pub lost_events: u64,
+    /// Lines of a bound event that could not be read, skipped.
+    pub malformed: u64,
+    pub elapsed: Duration,
+}
+
+impl Summary {
+    pub fn events_per_s(&self) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            self.events as f64 / s
+        } else {
+            0.0
+        }
+    }
+
+    fn rate(&self) -> String {
+        let r = self.events_per_s();
+        if r >= 1e6 {
+            format!("{:.2} M events/s", r / 1e6)
+        } else if r >= 1e3 {
+            format!("{:.1} k events/s", r / 1e3)
+        } else {
+            format!("{r:.0} events/s")
+        }
+    }
+
+    pub fn write_text(&self, model: &str, trace: &str, out: &mut dyn Write) -> io::Result<()> {
+        let mut s = String::new();
+        let _ = writeln!(s, "summary: model {model}, trace {trace}");
+        let _ = writeln!(s, "  lines:       {}", self.lines);
+        let _ = writeln!(
+            s,
+            "  events:      {} read, {} matched",
+            self.events, self.matched
+        );
+        let _ = writeln!(s, "  violations:  {}", self.violations);
+        let _ = writeln!(
+            s,
+            "  instances:   {} started, {} live at the end",
+            self.instances, self.live
+        );
+        if self.lost_markers == 0 {
+            let _ = writeln!(s, "  lost events: none");
+        } else {
+            let _ = writeln!(
+                s,
+                "  lost events: {} markers ({} events): events are missing from the trace, so instances may be out of step; violations near a marker may be artefacts and a clean run proves less",
+                self.lost_markers, self.lost_events
+            );
+        }
+        let _ = writeln!(s, "  malformed:   {} lines skipped", self.malformed);
+        let _ = writeln!(
+            s,
+            "  time:        {:.3} s, {}",
+            self.elapsed.as_secs_f64(),
+            self.rate()
+        );
+        out.write_all(s.as_bytes())
+    }
+
+    pub fn write_json(&self, model: &str, trace: &str, out: &mut dyn Write) -> io::Result<()> {
+        let line = format!(
+            "{{\"type\":\"summary\",\"model\":{},\"trace\":{},\"lines\":{},\"events\":{},\"matched\":{},\
+             \"violations\":{},\"instances\":{},\"instances_live\":{},\"lost_markers\":{},\"lost_events\":{},\
+             \"malformed\":{},\"elapsed_s\":{:.6},\"events_per_s\":{:.0}}}\n",
+            json_str(model),
+            json_str(trace),
+            self.lines,
+            self.events,
+            self.matched,
+            self.violations,
+            self.instances,
+            self.live,
+            self.lost_markers,
+            self.lost_events,
+            self.malformed,
+            self.elapsed.as_secs_f64(),
+            self.events_per_s()
+        );
+        out.write_all(line.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(json_str("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
+    }
+
+    fn v() -> Violation<'static> {
+        Violation {
+            kind: Kind::Event,
+            model: "wwnr",
+            model_arg: "wwnr",
+            trace: "t\"x",
+            line: 9,
+            timestamp: b"1.5",
+            comm: b"a\"b",
+            pid: 3,
+            cpu: 1,
+            scope: "task",
+            key: Some(15),
+            state: "running",
+            event: "wakeup",
+            allowed: vec!["switch_out"],
+            finals: vec!["not_running"],
+            rule: "w.bind:8".into(),
+            text: b"  x \"y\"\n",
+        }
+    }
+
+    #[test]
+    fn violation_json() {
+        let mut out = Vec::new();
+        v().write_json(&mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert_eq!(
+            s,
+            "{\"type\":\"violation\",\"kind\":\"event\",\"model\":\"wwnr\",\"trace\":\"t\\\"x\",\"line\":9,\
+             \"timestamp\":\"1.5\",\"comm\":\"a\\\"b\",\"pid\":3,\"cpu\":1,\"scope\":\"task\",\"key\":15,\
+             \"state\":\"running\",\"event\":\"wakeup\",\"allowed\":[\"switch_out\"],\"rule\":\"w.bind:8\",\
+             \"text\":\"x \\\"y\\\"\"}\n"
+        );
+        let mut g = v();
+        g.key = None;
+        g.kind = Kind::NotFinal;
+        g.allowed = vec![];
+        let mut out = Vec::new();
+        g.write_json(&mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("\"kind\":\"not-final\""), "{s}");
+        assert!(s.contains("\"key\":null"), "{s}");
+        assert!(
+            s.contains("\"allowed\":[],\"final\":[\"not_running\"]"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn violation_text() {
+        let mut out = Vec::new();
+        v().write_text(&mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s.starts_with("violation: wwnr: event wakeup not allowed in state running\n"),
+            "{s}"
+        );
+        assert!(s.contains("  at:       t\"x:9 (timestamp 1.5)\n"), "{s}");
+        assert!(s.contains("  instance: task 15\n"), "{s}");
+        assert!(s.contains("  allowed:  switch_out\n"), "{s}");
+        assert!(s.ends_with("\n\n"));
+    }
+}
