@@ -179,6 +179,26 @@ void vg_fail(struct vigil_assertion *a, void *instance, struct vg_failure *f);
  * alternative failed. */
 void vg_report_group(struct vigil_assertion *a, void *instance);
 
+/* Violations that are not an assertion's (monitors): `v` is filled by the
+ * caller except the thread; see report.c.  Applies VIGIL_ON_FAILURE. */
+void vg_report_violation(struct vigil_violation *v, const char *heading,
+                         const char *const *lines, const char *const *tail,
+                         const char *json);
+struct vg_buf {
+  char *p;
+  size_t len, cap;
+};
+void vg_bprintf(struct vg_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void vg_bjson(struct vg_buf *b, const char *s); /* a JSON string literal */
+
+/* ---- monitors (monitor.c) ------------------------------------------------ */
+/* Adds the monitors' counts to `t` (events, failures, dropped and the
+ * monitor_* fields). */
+void vg_monitor_totals(struct vigil_totals *t);
+/* VIGIL_STATS / count mode: one line per monitor. */
+void vg_monitor_print_stats(int count_mode);
+
 /* ---- the engine (engine.c) ----------------------------------------------- */
 void vg_engine_bound_enter(struct vigil_bound *b);
 /* The outermost exit: checks every touched instance not yet settled. */

@@ -358,3 +358,129 @@ void vg_report_group(struct vigil_assertion *a, void *instance) {
   }
   report(a, instance, fs, n);
 }
+
+/* A violation that is not an assertion's (monitors, runtime/monitor.c): the
+ * caller fills `v` except the thread; `heading` is the first line of the
+ * text report, `lines` and `tail` extra "label:", "value" pairs
+ * (NULL-terminated) shown after the event and after the allowed events,
+ * `json` extra members (each starting with ',').
+ * Same handler, VIGIL_REPORT and VIGIL_ON_FAILURE behaviour as assertions. */
+void vg_report_violation(struct vigil_violation *v, const char *heading,
+                         const char *const *lines, const char *const *tail,
+                         const char *json) {
+  long tid = (long)gettid();
+  char tname[32] = "";
+  pthread_getname_np(pthread_self(), tname, sizeof tname);
+  v->thread = tid;
+  v->thread_name = tname;
+  int nframes = 0, first = 0;
+  char **frames = vg_config.backtrace ? backtrace_frames(&nframes, &first) : NULL;
+
+  if (handler) {
+    handler(v, handler_ctx);
+  } else if (vg_config.on_failure != VG_COUNT) {
+    struct buf b = {0};
+    bprintf(&b, "%s\n", heading);
+    if (v->text && *v->text)
+      bprintf(&b, "  %s\n", v->text);
+    bprintf(&b, "  reason:   %s (%s)\n", v->explanation, v->reason);
+    if (v->event && *v->event)
+      bprintf(&b, "  event:    %s\n", v->event);
+    for (const char *const *l = lines; l && l[0]; l += 2)
+      bprintf(&b, "  %-9s %s\n", l[0], l[1]);
+    if (v->values && *v->values)
+      bprintf(&b, "  values:   %s\n", v->values);
+    if (v->expected && *v->expected)
+      bprintf(&b, "  allowed:  %s\n", v->expected);
+    for (const char *const *l = tail; l && l[0]; l += 2)
+      bprintf(&b, "  %-9s %s\n", l[0], l[1]);
+    bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
+    if (frames) {
+      bprintf(&b, "  backtrace:\n");
+      for (int i = first; i < nframes; i++)
+        bprintf(&b, "    #%d %s\n", i - first, frames[i]);
+    }
+    if (b.p) {
+      fputs(b.p, stderr);
+      fflush(stderr);
+    }
+    free(b.p);
+  }
+
+  if (vg_config.report_fd >= 0) {
+    struct buf j = {0};
+    bprintf(&j, "{\"assertion\":");
+    json_string(&j, v->assertion);
+    bprintf(&j, ",\"text\":");
+    json_string(&j, v->text ? v->text : "");
+    bprintf(&j, ",\"reason\":");
+    json_string(&j, v->reason);
+    bprintf(&j, ",\"explanation\":");
+    json_string(&j, v->explanation);
+    bprintf(&j, ",\"event\":");
+    json_string(&j, v->event ? v->event : "");
+    bprintf(&j, ",\"values\":");
+    json_string(&j, v->values ? v->values : "");
+    bprintf(&j, ",\"allowed\":");
+    json_string(&j, v->expected ? v->expected : "");
+    if (json)
+      bprintf(&j, "%s", json);
+    bprintf(&j, ",\"thread\":%ld,\"thread_name\":", tid);
+    json_string(&j, tname);
+    bprintf(&j, ",\"pid\":%ld,\"backtrace\":[", (long)getpid());
+    for (int i = first; frames && i < nframes; i++) {
+      if (i > first)
+        bprintf(&j, ",");
+      json_string(&j, frames[i]);
+    }
+    bprintf(&j, "]}\n");
+    if (j.p) {
+      size_t off = 0;
+      while (off < j.len) {
+        ssize_t w = write(vg_config.report_fd, j.p + off, j.len - off);
+        if (w <= 0)
+          break;
+        off += (size_t)w;
+      }
+    }
+    free(j.p);
+  }
+  free(frames);
+  if (vg_config.on_failure == VG_ABORT) {
+    fprintf(stderr, "vigil: aborting (set VIGIL_ON_FAILURE=log to continue)\n");
+    abort();
+  }
+}
+
+/* The string builder, for the callers of vg_report_violation. */
+void vg_bprintf(struct vg_buf *vb, const char *fmt, ...) {
+  struct buf b = {vb->p, vb->len, vb->cap};
+  va_list ap;
+  va_start(ap, fmt);
+  char small[512];
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n >= 0 && (size_t)n < sizeof small) {
+    bprintf(&b, "%s", small);
+  } else if (n >= 0) {
+    char *big = malloc((size_t)n + 1);
+    if (big) {
+      va_start(ap, fmt);
+      vsnprintf(big, (size_t)n + 1, fmt, ap);
+      va_end(ap);
+      bprintf(&b, "%s", big);
+      free(big);
+    }
+  }
+  vb->p = b.p;
+  vb->len = b.len;
+  vb->cap = b.cap;
+}
+
+void vg_bjson(struct vg_buf *vb, const char *s) {
+  struct buf b = {vb->p, vb->len, vb->cap};
+  json_string(&b, s ? s : "");
+  vb->p = b.p;
+  vb->len = b.len;
+  vb->cap = b.cap;
+}

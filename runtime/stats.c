@@ -146,6 +146,7 @@ void vigil_get_totals(struct vigil_totals *out) {
     sum(rt, &t);
   }
   pthread_mutex_unlock(&live_lock);
+  vg_monitor_totals(&t);
   *out = t;
 }
 
@@ -155,7 +156,7 @@ void vg_stats_at_exit(void) {
     return;
   struct vigil_totals t;
   vigil_get_totals(&t);
-  if (vg_config.stats) {
+  if (vg_config.stats && (t.assertions || !t.monitors)) {
     fprintf(stderr, "vigil: statistics (%llu assertions)\n",
             (unsigned long long)t.assertions);
     fprintf(stderr, "  %-32s %10s %12s %10s %10s %8s\n", "assertion", "instances",
@@ -171,6 +172,8 @@ void vg_stats_at_exit(void) {
     }
     pthread_mutex_unlock(&live_lock);
   }
+  if (vg_config.stats)
+    vg_monitor_print_stats(0);
   if (count_mode) {
     fprintf(stderr, "vigil: %llu violation%s counted\n",
             (unsigned long long)t.failures, t.failures == 1 ? "" : "s");
@@ -178,5 +181,6 @@ void vg_stats_at_exit(void) {
       if (atomic_load(&rt->failures))
         fprintf(stderr, "  %s: %llu\n", rt->assertion->location,
                 (unsigned long long)atomic_load(&rt->failures));
+    vg_monitor_print_stats(1);
   }
 }

@@ -10,7 +10,9 @@
 //  4. instruments the bounds and events: in the function body (entry / every
 //     return) when the function is defined in the module and not forced
 //     caller(...), otherwise around every direct call of it;
-//  5. warns about functions that are named by an assertion but never called.
+//  5. warns about functions that are named by an assertion but never called;
+//  6. then instruments the calls and returns bound to automaton monitors
+//     (MonitorBindings.cpp, include/vigil/monitor.h).
 //
 // Assertions sharing both bounds and the locality share one bound group
 // (struct vigil_bound): a bound's entry and exit cost the same whatever the
@@ -21,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../model/Assertion.h"
+#include "MonitorBindings.h"
 #include "vigil/fastpath.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -1020,8 +1023,9 @@ bool Instrumenter::run() {
 
 struct VigilInstrument : PassInfoMixin<VigilInstrument> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
-    return Instrumenter(M).run() ? PreservedAnalyses::none()
-                                 : PreservedAnalyses::all();
+    bool Changed = Instrumenter(M).run();
+    Changed |= vigil::instrumentMonitorBindings(M); // MonitorBindings.cpp
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
 };

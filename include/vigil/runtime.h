@@ -41,7 +41,7 @@ struct vigil_violation {
 typedef void (*vigil_handler_fn)(const struct vigil_violation *v, void *ctx);
 vigil_handler_fn vigil_set_handler(vigil_handler_fn handler, void *ctx);
 
-/* Totals over the whole program so far. */
+/* Totals over the whole program so far: assertions, then monitors. */
 struct vigil_totals {
   uint64_t assertions;  /* assertions that saw at least one event */
   uint64_t instances;   /* bounds entered */
@@ -49,6 +49,11 @@ struct vigil_totals {
   uint64_t passes;      /* bounds in which the site was reached without failure */
   uint64_t failures;    /* violations reported */
   uint64_t dropped;     /* instances dropped for lack of memory */
+  /* Monitors on C functions (vigil/monitor.h).  Their events, violations and
+   * dropped events are also counted in events, failures and dropped. */
+  uint64_t monitors;         /* monitors that saw at least one event */
+  uint64_t monitor_events;   /* events delivered to monitors */
+  uint64_t monitor_failures; /* monitor violations reported */
 };
 void vigil_get_totals(struct vigil_totals *out);
 

@@ -5,10 +5,12 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::args::classify;
 use crate::error::{Error, Result};
 use crate::flags::cc_args;
 use crate::install::{clang_from_env, Install};
-use crate::shell;
+use crate::tempdir::TempDir;
+use crate::{monitor_c, shell};
 
 pub const VERBOSE_VAR: &str = "VIGIL_VERBOSE";
 
@@ -47,8 +49,15 @@ pub fn plan(user: &[OsString]) -> Result<(PathBuf, Vec<OsString>)> {
     Ok((clang, args))
 }
 
-/// Replace this process by clang; returns only on failure.
+/// Replace this process by clang; returns only on failure.  With
+/// `--vigil-monitor=BINDING` (repeatable) the monitors are linked in too:
+/// see [`run_with_monitors`].
 pub fn run(user: &[OsString]) -> Result<()> {
+    let (bindings, user) = monitor_c::take_monitor_flags(user)?;
+    if !bindings.is_empty() {
+        return run_with_monitors(&bindings, &user);
+    }
+    let user = &user[..];
     let (clang, args) = plan(user)?;
     if verbose() {
         echo(&clang, &args);
@@ -58,6 +67,80 @@ pub fn run(user: &[OsString]) -> Result<()> {
         "cannot execute {}: {err}",
         clang.display()
     )))
+}
+
+/// `vigil cc --vigil-monitor=BINDING ...`: generate each monitor's unit
+/// (monitor_c.rs) into a temporary directory, compile it with vigil's
+/// compile flags (and the user's target flags), add the objects to the link
+/// and run clang as a child, then remove the directory and exit with
+/// clang's status.  A command that does not link (`-c`, `-S`, `-E`...) has
+/// nothing to link a monitor into: the option is ignored with a warning, so
+/// that it may sit in flags shared by compile and link steps.
+pub fn run_with_monitors(bindings: &[PathBuf], user: &[OsString]) -> Result<()> {
+    if !classify(user).links() {
+        for b in bindings {
+            eprintln!(
+                "vigil: warning: {}={} ignored: this command does not link; \
+                 pass it on the command that links the program",
+                monitor_c::MONITOR_FLAG,
+                b.display()
+            );
+        }
+        return run(user);
+    }
+    let install = Install::locate()?;
+    let clang = clang_from_env()?;
+    let mut tmp = TempDir::create("monitor")
+        .map_err(|e| Error::setup(format!("cannot create a temporary directory: {e}")))?;
+    let units = monitor_c::generate_all(bindings, tmp.path())?;
+    let mut all: Vec<OsString> = user.to_vec();
+    all.push(OsString::from("-x"));
+    all.push(OsString::from("none"));
+    for (name, c_file) in &units {
+        let obj = tmp.path().join(format!("{name}.monitor.o"));
+        let mut args =
+            crate::flags::compile_flags(&install.include_dir()?, &install.clang_plugin()?);
+        args.extend(["-O2", "-c"].map(OsString::from));
+        args.extend(monitor_c::target_flags(user));
+        args.push(c_file.clone().into_os_string());
+        args.push(OsString::from("-o"));
+        args.push(obj.clone().into_os_string());
+        if verbose() {
+            echo(&clang, &args);
+        }
+        let status = Command::new(&clang)
+            .args(&args)
+            .status()
+            .map_err(|e| Error::setup(format!("cannot execute {}: {e}", clang.display())))?;
+        if !status.success() {
+            tmp.keep();
+            return Err(Error::with_code(
+                format!(
+                    "cannot compile monitor `{name}` (generated into {}, kept)",
+                    c_file.display()
+                ),
+                status.code().unwrap_or(1),
+            ));
+        }
+        all.push(obj.into_os_string());
+    }
+    let args = cc_args(&install, &all)?;
+    if verbose() {
+        echo(&clang, &args);
+    }
+    let status = Command::new(&clang)
+        .args(&args)
+        .status()
+        .map_err(|e| Error::setup(format!("cannot execute {}: {e}", clang.display())))?;
+    drop(tmp);
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(code) => std::process::exit(code),
+        None => Err(Error::failure(format!(
+            "{} was killed by a signal",
+            clang.display()
+        ))),
+    }
 }
 
 #[cfg(test)]

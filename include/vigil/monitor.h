@@ -1,0 +1,202 @@
+/*
+ * vigil/monitor.h — the contract for automaton monitors on C functions,
+ * between three parties:
+ *
+ *   generated code  one C translation unit per monitor, written by
+ *                   `vigil gen-monitor BINDING` (or `vigil cc
+ *                   --vigil-monitor=BINDING`) from a model (.dot) and its
+ *                   binding (.bind).  It holds the model as constant data,
+ *                   the monitor descriptor, one hook function per binding
+ *                   rule and the binding table.
+ *   link-time pass  compiler/pass/MonitorBindings.cpp reads every binding
+ *                   table (a constant global named
+ *                   __vigil_monitor_bindings_<name>) and inserts a call of
+ *                   the rule's hook at each place the rule's function is
+ *                   called or returns.
+ *   runtime         runtime/monitor.c: the instances' states, the
+ *                   transitions, the reports.
+ *
+ * Nothing else crosses these boundaries (as in compiler-rt XRay, where the
+ * pass and the runtime share one header).  Bump VIGIL_MONITOR_ABI with any
+ * edit of the structures below.
+ *
+ * ---- Hooks -------------------------------------------------------------------
+ *
+ * A hook is `void H(int64_t arg0, ..., int64_t arg<n-1> [, int64_t ret])`:
+ * `nargs` argument words, then the return value if `ret` is 1.  The pass
+ * converts each value to 64 bits as C would convert it to int64_t:
+ * pointers by address, integers sign-extended unless the IR marks them
+ * `zeroext` (unsigned char/short, bool) — so `int` and `long` compare as
+ * signed, and an `unsigned int` above INT_MAX arrives negative.  Floating
+ * point and aggregate values arrive as 0, as do arguments the function
+ * does not have (the pass warns).  The hook evaluates the rule's conditions
+ * (binding: `if FIELD OP VALUE`, signed 64-bit), computes the instance key
+ * and calls __vigil_monitor_event / __vigil_monitor_forget with constants.
+ *
+ * Where the pass puts the call (rule `call:F` / `return:F`):
+ *   F defined in the program   in F's body: at entry / before every return
+ *                              (callee side: indirect calls are seen too);
+ *   F not defined (libc, .so)  around every direct call of F: before it /
+ *                              after it (caller side).
+ * Hooks themselves and every `__vigil_*` function are never instrumented.
+ *
+ * ---- Instance state ------------------------------------------------------------
+ *
+ * A state word is 0 while the instance is not monitored, else state + 1,
+ * so zero-initialised storage means "not monitored":
+ *   VIGIL_MONITOR_THREAD  per thread: `state` of the hook's TLS slot
+ *                         (struct vigil_monitor_tls, a _Thread_local in the
+ *                         generated unit whose address every hook passes).
+ *                         No lock: only its thread touches it.
+ *   VIGIL_MONITOR_GLOBAL  one `state` in the descriptor, under its spin lock.
+ *   VIGIL_MONITOR_OBJECT  a hash table key -> state inside the runtime
+ *                         (striped spin locks; runtime/monitor.c says why).
+ *                         Also used for a per-task binding whose key is not
+ *                         the current thread (`key=arg0`), and per cpu.
+ * Every monitor also gets the TLS slot: the runtime counts the thread's
+ * events there (no shared cache line per event) and registers the thread.
+ *
+ * ---- Semantics (cli/model/src/binding.rs) ---------------------------------------
+ *
+ * Rule mode plain / start / run as the kernel's da_handle_event /
+ * da_handle_start_event / da_handle_start_run_event.  A monitor without any
+ * start or run rule (has_start == 0) starts an instance in the initial
+ * state at its first event.  An event the model does not allow in the
+ * current state is a violation `monitor-invalid-event`; then the instance
+ * is reset as the kernel's da_monitor_reset does, and as vigil's other
+ * engines do (docs/models.md): unmonitored until its next start event if
+ * the binding has start rules, else back in the initial state.  `forget`
+ * ends the instance; in a
+ * state that is not final that is a violation `not-final`.  With
+ * check_exit, instances still monitored in a non-final state when their
+ * thread exits (per-thread) or the program exits are violations
+ * `not-final-at-exit`.
+ */
+#ifndef VIGIL_MONITOR_H
+#define VIGIL_MONITOR_H
+
+#include <stdint.h>
+
+#define VIGIL_MONITOR_ABI 1
+
+#define VIGIL_MONITOR_INVALID 0xffu     /* transition table: not allowed      */
+#define VIGIL_MONITOR_MAX_STATES 255    /* state indexes 0..254                */
+#define VIGIL_MONITOR_MAX_EVENTS 65535
+#define VIGIL_MONITOR_MAX_ARGS 6        /* arg0..arg5                          */
+#define VIGIL_MONITOR_FORGET 0xffffffffu /* vigil_monitor_rule.event: forget   */
+
+/* Where instances live (vigil_monitor.scope). */
+enum vigil_monitor_scope {
+  VIGIL_MONITOR_GLOBAL = 0,
+  VIGIL_MONITOR_THREAD = 1,
+  VIGIL_MONITOR_OBJECT = 2
+};
+
+/* vigil_monitor_rule.mode */
+enum vigil_monitor_mode {
+  VIGIL_MONITOR_PLAIN = 0,
+  VIGIL_MONITOR_START = 1,
+  VIGIL_MONITOR_RUN = 2
+};
+
+/* __vigil_monitor_field(which): the binding's common fields. */
+enum vigil_monitor_field {
+  VIGIL_MONITOR_FIELD_TID = 0,  /* common_pid: the calling thread's id      */
+  VIGIL_MONITOR_FIELD_TGID = 1, /* tgid: the process id                     */
+  VIGIL_MONITOR_FIELD_CPU = 2   /* cpu: sched_getcpu()                      */
+};
+
+/* A deterministic automaton (kernel dot2c order: initial state first). */
+struct vigil_monitor_model {
+  const char *name;                /* "mutex"                                */
+  const char *path;                /* the .dot file, as the generator saw it */
+  const char *const *state_names;  /* nstates                                */
+  const char *const *event_names;  /* nevents                                */
+  const uint8_t *function;         /* [state * nevents + event]: next state
+                                      or VIGIL_MONITOR_INVALID               */
+  const uint8_t *final_states;     /* nstates: 1 if final                    */
+  uint32_t nstates;
+  uint32_t nevents;
+  uint32_t initial;                /* always 0                               */
+  uint32_t reserved;
+};
+
+/* One binding rule, for the runtime and its reports. */
+struct vigil_monitor_rule {
+  const char *text;    /* the rule, normalised: "lock <- return:f if ret == 0" */
+  const char *source;  /* "return:pthread_mutex_lock"                          */
+  uint32_t line;       /* line in the binding file                             */
+  uint32_t event;      /* model event index, or VIGIL_MONITOR_FORGET           */
+  uint8_t mode;        /* enum vigil_monitor_mode                              */
+  uint8_t reserved[7];
+};
+
+/* One per monitor, writable: the runtime owns the fields after `reserved0`
+ * (zero-initialised). */
+struct vigil_monitor {
+  const char *name;                       /* binding file stem: "mutex"       */
+  const char *binding;                    /* binding file path                */
+  const char *scope_text;                 /* as the binding says: "object"    */
+  const struct vigil_monitor_model *model;
+  const struct vigil_monitor_rule *rules; /* nrules                           */
+  uint32_t nrules;
+  uint32_t abi;                           /* VIGIL_MONITOR_ABI                */
+  uint8_t scope;                          /* enum vigil_monitor_scope         */
+  uint8_t has_start;                      /* some rule has mode start or run  */
+  uint8_t check_exit;                     /* report not-final-at-exit         */
+  uint8_t reserved0[5];
+  /* ---- libvigil's ---- */
+  uint32_t lock;                          /* GLOBAL: spin lock                */
+  uint32_t state;                         /* GLOBAL: 0, or state + 1          */
+  void *runtime;                          /* bookkeeping, object table        */
+};
+
+/* Per monitor and thread: a zero-initialised _Thread_local in the generated
+ * unit; hooks pass its address.  `state` is the THREAD scope's state; the
+ * rest is libvigil's. */
+struct vigil_monitor_tls {
+  uint32_t state;      /* THREAD: 0, or state + 1                          */
+  uint32_t flags;      /* libvigil                                         */
+  uint64_t events;     /* events this thread delivered                     */
+  void *runtime;       /* libvigil: this thread's registration             */
+};
+
+/* The binding table the pass reads: one constant global array
+ * `__vigil_monitor_bindings_<name>` of these, one entry per rule in rule
+ * order, marked __attribute__((used)).  The layout has no padding, so the
+ * pass reads the initializer's fields in order. */
+struct vigil_monitor_binding {
+  const char *function;  /* the C function (symbol) name                    */
+  const char *where;     /* "file.bind:7", for the pass's warnings          */
+  void (*hook)(void);    /* the hook; its real type is described above      */
+  uint32_t abi;          /* VIGIL_MONITOR_ABI                               */
+  uint8_t at_return;     /* 0: call:F (entry), 1: return:F                  */
+  uint8_t nargs;         /* argument words the hook takes (<= 6)            */
+  uint8_t ret;           /* 1: the return value follows the arguments       */
+  uint8_t reserved;
+};
+
+#define VIGIL_MONITOR_BINDINGS_PREFIX "__vigil_monitor_bindings_"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Deliver rule `rule`'s event (m->rules[rule].event, .mode) to the instance
+ * `key` (OBJECT scope; ignored otherwise).  `tls` is the monitor's slot for
+ * the calling thread.  Events raised while the runtime itself is running on
+ * this thread (a violation handler calling monitored code) are ignored. */
+void __vigil_monitor_event(struct vigil_monitor *m, struct vigil_monitor_tls *tls,
+                           uint32_t rule, uint64_t key);
+/* A `forget` rule: end the instance `key`; a violation if it is monitored
+ * and not in a final state. */
+void __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *tls,
+                            uint32_t rule, uint64_t key);
+/* The common fields (enum vigil_monitor_field); the thread id is cached. */
+int64_t __vigil_monitor_field(uint32_t which);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VIGIL_MONITOR_H */
