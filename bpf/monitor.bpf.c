@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * vigil's generic eBPF monitor: one table-driven engine for every model.
+ *
+ * The model is data (maps filled by the loader, bpf/monitor.c): the
+ * transition table, the final states, and per event source the rules of the
+ * binding (which model event a hit is, under which conditions, for which
+ * instance).  Each handler below fills the source's fields in the order of
+ * bpf/fields.h (= cli/model/src/sources.rs), then the common fields, and
+ * runs the shared rule loop; the loop steps the keyed automaton instance like
+ * the kernel's include/rv/da_monitor.h:
+ *
+ *   plain: an instance that is not monitored ignores the event
+ *          (da_handle_event);
+ *   start: start an unmonitored instance in the initial state and skip the
+ *          event, else process it (da_handle_start_event);
+ *   run:   start it if needed, then process the event
+ *          (da_handle_start_run_event);
+ *   a binding without start/run rules starts every instance at its first
+ *   event (as run);
+ *   a violation sends a record to user space and resets the instance (it is
+ *   no longer monitored until it is started again), as da_monitor_reset.
+ *
+ * The license is GPL-compatible because tp_btf programs need it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "monitor.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by the loader before loading (read-only: the verifier prunes the
+ * branches of the other scopes). */
+const volatile __u32 nevents = 1;
+const volatile __u32 scope = VIGIL_SCOPE_GLOBAL;
+const volatile __u32 has_start_rules = 0;
+const volatile __u32 reactor_stop = 0;
+const volatile __u32 ncpus = 1;
+
+/* With reactor_stop: set by the first violation; everything stops. */
+__u32 stopped = 0;
+
+/* function[state][event] at state * nevents + event: the next state, or
+ * VIGIL_INVALID.  Sized nstates * nevents by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u16);
+} transitions SEC(".maps");
+
+/* 1 for the final (marked) states. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} finals SEC(".maps");
+
+/* Per source slot (tracepoint catalogue index, then uprobe slots): its rules. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, VIGIL_NR_SOURCES);
+	__type(key, __u32);
+	__type(value, struct vigil_rules);
+} rules SEC(".maps");
+
+/*
+ * Instance state, one 32-bit word: 0 = not monitored, else state + 1.
+ * Updated with compare-and-swap (see README: why not bpf_spin_lock).
+ */
+
+/* Scope cpu: one word per cpu.  The key (normally the `cpu` field, i.e. the
+ * current cpu) picks the cpu's copy with bpf_map_lookup_percpu_elem, so a
+ * rule may also be keyed by another cpu (e.g. target_cpu). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cpu_state SEC(".maps");
+
+/* Scope global: one word. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} global_state SEC(".maps");
+
+/* Scopes task and object: keyed by the key field's value.  LRU: when full,
+ * the least recently used instance is forgotten (it restarts at its next
+ * start event).  max_entries is set by the loader (spec `instances`). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u32);
+} inst_state SEC(".maps");
+
+/* return:FUNC sources: the arguments saved at the function's entry, per
+ * thread and slot (a recursive call overwrites the outer call's). */
+struct saved_key {
+	__u64 pid_tgid;
+	__u32 slot;
+	__u32 pad;
+};
+
+struct saved_args {
+	__u64 arg[6];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct saved_key);
+	__type(value, struct saved_args);
+} saved_args SEC(".maps");
+
+/* Violations to user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} violations SEC(".maps");
+
+/* enum vigil_counter, per cpu. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VIGIL_NR_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Where a handler runs: a tracepoint, a uprobe at a function's entry, or a
+ * uretprobe. */
+#define KERNEL 0
+#define USER_ENTRY 1
+#define USER_RETURN 2
+
+/* A uprobe cookie with this bit only saves the arguments for a return:FUNC
+ * source (slot in the low bits). */
+#define SAVE_ARGS 0x80000000u
+
+/* libbpf 1.1 has no PT_REGS_PARM6. */
+#ifndef PT_REGS_PARM6
+#if defined(bpf_target_x86)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
+#elif defined(bpf_target_arm64)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->regs[5])
+#else
+#define PT_REGS_PARM6(x) 0
+#endif
+#endif
+
+/* Compare-and-swap retries, as the kernel's MAX_DA_RETRY_RACING_EVENTS. */
+#define MAX_RETRY 3
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline __u32 *inst_lookup(__u64 key)
+{
+	__u32 zero = 0;
+
+	if (scope == VIGIL_SCOPE_GLOBAL)
+		return bpf_map_lookup_elem(&global_state, &zero);
+	if (scope == VIGIL_SCOPE_CPU) {
+		if (key >= ncpus)
+			return NULL;
+		return bpf_map_lookup_percpu_elem(&cpu_state, &zero, (__u32)key);
+	}
+	return bpf_map_lookup_elem(&inst_state, &key);
+}
+
+/* Start an instance in the initial state (word 1) unless it is monitored. */
+static __always_inline __u32 *inst_start(__u64 key, __u32 *p)
+{
+	if (scope == VIGIL_SCOPE_TASK || scope == VIGIL_SCOPE_OBJECT) {
+		__u32 init = 1;
+
+		if (!p) {
+			/* Fails with -EEXIST if another cpu started it first. */
+			bpf_map_update_elem(&inst_state, &key, &init, BPF_NOEXIST);
+			p = bpf_map_lookup_elem(&inst_state, &key);
+			if (!p)
+				return NULL;
+		}
+	}
+	if (!p)
+		return NULL;
+	__sync_val_compare_and_swap(p, 0, 1);
+	return p;
+}
+
+/* Stop monitoring an instance (`forget`). */
+static __always_inline void inst_forget(__u64 key, __u32 *p, __u32 cur)
+{
+	if (scope == VIGIL_SCOPE_TASK || scope == VIGIL_SCOPE_OBJECT)
+		bpf_map_delete_elem(&inst_state, &key);
+	else
+		__sync_val_compare_and_swap(p, cur, 0);
+}
+
+/* After a violation (da_monitor_reset): with start rules the instance is no
+ * longer monitored; without, it is back in the initial state. */
+static __always_inline void inst_reset(__u64 key, __u32 *p, __u32 cur)
+{
+	if (has_start_rules)
+		inst_forget(key, p, cur);
+	else
+		__sync_val_compare_and_swap(p, cur, 1);
+}
+
+static __always_inline void report(void *ctx, __u32 kind, __u32 state, const struct vigil_rule *r,
+				   __u32 src, __u64 key, int user)
+{
+	struct vigil_violation *v;
+	__u64 id;
+
+	if (reactor_stop && __sync_val_compare_and_swap(&stopped, 0, 1) != 0)
+		return;
+	count(VIGIL_CNT_VIOLATIONS);
+	v = bpf_ringbuf_reserve(&violations, sizeof(*v), 0);
+	if (!v) {
+		count(VIGIL_CNT_DROPS);
+		return;
+	}
+	id = bpf_get_current_pid_tgid();
+	v->ktime = bpf_ktime_get_ns();
+	v->key = key;
+	v->kind = kind;
+	v->state = state;
+	v->event = r->event;
+	v->rule = r->id;
+	v->source = src;
+	v->cpu = bpf_get_smp_processor_id();
+	v->pid = (__u32)id;
+	v->tgid = id >> 32;
+	bpf_get_current_comm(v->comm, sizeof(v->comm));
+	v->entry_ret = 0;
+	if (user) {
+		v->kstack_sz = 0;
+		v->ustack_sz = bpf_get_stack(ctx, v->ustack, sizeof(v->ustack), BPF_F_USER_STACK);
+		if (user == USER_ENTRY)
+			bpf_probe_read_user(&v->entry_ret, sizeof(v->entry_ret),
+					    (void *)PT_REGS_SP((struct pt_regs *)ctx));
+	} else {
+		v->kstack_sz = bpf_get_stack(ctx, v->kstack, sizeof(v->kstack), 0);
+		v->ustack_sz = 0;
+	}
+	bpf_ringbuf_submit(v, 0);
+}
+
+static __always_inline bool cond_holds(const struct vigil_cond *c, const __u64 *f)
+{
+	__s64 a = (__s64)f[c->field & (VIGIL_MAX_FIELDS - 1)];
+	__s64 b = c->value;
+
+	switch (c->op) {
+	case VIGIL_OP_EQ:
+		return a == b;
+	case VIGIL_OP_NE:
+		return a != b;
+	case VIGIL_OP_LT:
+		return a < b;
+	case VIGIL_OP_LE:
+		return a <= b;
+	case VIGIL_OP_GT:
+		return a > b;
+	case VIGIL_OP_GE:
+		return a >= b;
+	}
+	return false;
+}
+
+/* One rule whose conditions hold: step its instance. */
+static __always_inline void apply(void *ctx, const struct vigil_rule *r, const __u64 *f, __u32 src,
+				  int user)
+{
+	__u64 key = 0;
+	__u32 *p, cur, idx;
+	__u16 *next;
+	__u8 *fin;
+
+	if (r->key != VIGIL_KEY_NONE)
+		key = f[r->key & (VIGIL_MAX_FIELDS - 1)];
+	p = inst_lookup(key);
+	cur = p ? *(volatile __u32 *)p : 0;
+
+	if (r->event == VIGIL_EV_FORGET) {
+		if (!cur)
+			return;
+		count(VIGIL_CNT_PROCESSED);
+		idx = cur - 1;
+		fin = bpf_map_lookup_elem(&finals, &idx);
+		if (fin && !*fin)
+			report(ctx, VIGIL_V_NOT_FINAL, cur - 1, r, src, key, user);
+		inst_forget(key, p, cur);
+		return;
+	}
+
+	if (!cur) {
+		if (has_start_rules && r->mode == VIGIL_MODE_PLAIN)
+			return;
+		p = inst_start(key, p);
+		if (!p) {
+			count(VIGIL_CNT_NOINST);
+			return;
+		}
+		count(VIGIL_CNT_STARTS);
+		if (has_start_rules && r->mode == VIGIL_MODE_START) {
+			count(VIGIL_CNT_PROCESSED);
+			return;
+		}
+	}
+
+	count(VIGIL_CNT_PROCESSED);
+	for (int i = 0; i < MAX_RETRY; i++) {
+		cur = *(volatile __u32 *)p;
+		if (!cur)
+			return; /* reset under us */
+		idx = (cur - 1) * nevents + r->event;
+		next = bpf_map_lookup_elem(&transitions, &idx);
+		if (!next)
+			return;
+		if (*next == VIGIL_INVALID) {
+			report(ctx, VIGIL_V_EVENT, cur - 1, r, src, key, user);
+			inst_reset(key, p, cur);
+			return;
+		}
+		if (__sync_val_compare_and_swap(p, cur, (__u32)*next + 1) == cur)
+			return;
+	}
+}
+
+/* The shared rule loop: f holds the source's nown own fields; the common
+ * fields are appended here. */
+static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int nown, int user)
+{
+	struct vigil_rules *rs;
+	__u64 id;
+	__u32 n;
+
+	count(VIGIL_CNT_SEEN);
+	if (reactor_stop && stopped)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	f[nown] = (__u32)id;
+	f[nown + 1] = id >> 32;
+	f[nown + 2] = bpf_get_smp_processor_id();
+
+	rs = bpf_map_lookup_elem(&rules, &src);
+	if (!rs)
+		return 0;
+	n = rs->n;
+	for (int i = 0; i < VIGIL_MAX_RULES; i++) {
+		const struct vigil_rule *r = &rs->rule[i];
+		bool ok = true;
+
+		if (i >= n)
+			break;
+		for (int j = 0; j < VIGIL_MAX_CONDS; j++) {
+			if (j >= r->ncond)
+				break;
+			if (!cond_holds(&r->cond[j], f)) {
+				ok = false;
+				break;
+			}
+		}
+		if (ok)
+			apply(ctx, r, f, src, user);
+	}
+	return 0;
+}
+
+/*
+ * The handlers.  Arguments of tp_btf programs are BTF-typed (trusted)
+ * pointers, and vmlinux.h's types carry preserve_access_index: a direct read
+ * such as prev->pid is a CO-RE relocation against the running kernel's BTF,
+ * exactly as BPF_CORE_READ(prev, pid), but compiles to a plain load instead
+ * of a bpf_probe_read_kernel() call (sched_switch: 330 -> 130 ns per event
+ * here).  A fault on such a load reads 0.
+ */
+#define FIELDS __u64 f[VIGIL_MAX_FIELDS] = {}
+#define RUN(tp) run_rules(ctx, VIGIL_TP_##tp, f, VIGIL_NF_##tp, KERNEL)
+
+/* task_cpu(p), as the sched tracepoints' target_cpu. */
+static __always_inline __s64 task_cpu(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return p->thread_info.cpu;
+	return -1;
+}
+
+/*
+ * prev_state as ftrace prints it (__trace_sched_switch_state) and as
+ * sources::task_state_code numbers the letters: R+ (preempted) 256;
+ * otherwise the highest bit of (state | exit_state) & TASK_REPORT (0x7f),
+ * with TASK_IDLE (0x402) reported as I (128) and rtlock-waiting / frozen
+ * tasks as D (2).
+ */
+static __always_inline __s64 task_state_code(bool preempt, struct task_struct *prev,
+					     unsigned int prev_state)
+{
+	unsigned int s;
+
+	if (preempt)
+		return VIGIL_STATE_PREEMPTED;
+	s = (prev_state | prev->exit_state) & 0x7f;
+	if ((prev_state & 0x402) == 0x402)
+		s = VIGIL_STATE_IDLE;
+	if (prev_state & (0x1000 | 0x8000))
+		s = 2;
+	/* 1 << (fls(s) - 1) */
+	if (s & 0x80)
+		return 0x80;
+	if (s & 0x40)
+		return 0x40;
+	if (s & 0x20)
+		return 0x20;
+	if (s & 0x10)
+		return 0x10;
+	if (s & 0x8)
+		return 0x8;
+	if (s & 0x4)
+		return 0x4;
+	if (s & 0x2)
+		return 0x2;
+	return s & 0x1;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	FIELDS;
+	f[0] = (__s64)prev->pid;
+	f[1] = task_state_code(preempt, prev, prev_state);
+	f[2] = (__s64)next->pid;
+	f[3] = (__s64)prev->prio;
+	f[4] = (__s64)next->prio;
+	f[5] = preempt;
+	return RUN(sched_switch);
+}
+
+#define WAKEUP_HANDLER(tp)                                    \
+	SEC("tp_btf/" #tp)                                    \
+	int BPF_PROG(tp_##tp, struct task_struct *p)          \
+	{                                                     \
+		FIELDS;                                       \
+		f[0] = (__s64)p->pid;          \
+		f[1] = (__s64)p->prio;         \
+		f[2] = task_cpu(p);                           \
+		return RUN(tp);                               \
+	}
+
+WAKEUP_HANDLER(sched_wakeup)
+WAKEUP_HANDLER(sched_wakeup_new)
+WAKEUP_HANDLER(sched_waking)
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tp_sched_process_exit, struct task_struct *p)
+{
+	FIELDS;
+	f[0] = (__s64)p->pid;
+	f[1] = (__s64)p->prio;
+	return RUN(sched_process_exit);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tp_sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	FIELDS;
+	f[0] = (__s64)parent->pid;
+	f[1] = (__s64)child->pid;
+	return RUN(sched_process_fork);
+}
+
+SEC("tp_btf/sched_entry_tp")
+int BPF_PROG(tp_sched_entry_tp, bool preempt)
+{
+	FIELDS;
+	f[0] = preempt;
+	return RUN(sched_entry_tp);
+}
+
+SEC("tp_btf/sched_exit_tp")
+int BPF_PROG(tp_sched_exit_tp)
+{
+	FIELDS;
+	return RUN(sched_exit_tp);
+}
+
+SEC("tp_btf/sched_set_need_resched_tp")
+int BPF_PROG(tp_sched_set_need_resched_tp, struct task_struct *tsk, int cpu, int tif)
+{
+	FIELDS;
+	f[0] = (__s64)tsk->pid;
+	f[1] = (__s64)cpu;
+	f[2] = (__s64)tif;
+	return RUN(sched_set_need_resched_tp);
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(tp_irq_handler_entry, int irq)
+{
+	FIELDS;
+	f[0] = (__s64)irq;
+	return RUN(irq_handler_entry);
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(tp_irq_handler_exit, int irq, struct irqaction *action, int ret)
+{
+	FIELDS;
+	f[0] = (__s64)irq;
+	f[1] = (__s64)ret;
+	return RUN(irq_handler_exit);
+}
+
+#define FAULT_HANDLER(tp)                                                                       \
+	SEC("tp_btf/" #tp)                                                                      \
+	int BPF_PROG(tp_##tp, unsigned long address, struct pt_regs *regs, unsigned long error_code) \
+	{                                                                                       \
+		FIELDS;                                                                         \
+		f[0] = address;                                                                 \
+		f[1] = regs->ip;                                                 \
+		f[2] = error_code;                                                              \
+		return RUN(tp);                                                                 \
+	}
+
+FAULT_HANDLER(page_fault_user)
+FAULT_HANDLER(page_fault_kernel)
+
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(tp_signal_deliver, int sig, struct kernel_siginfo *info)
+{
+	FIELDS;
+	f[0] = (__s64)sig;
+	/* As TP_STORE_SIGINFO: SEND_SIG_NOINFO (0) is SI_USER (0), SEND_SIG_PRIV
+	 * (1) is SI_KERNEL (0x80). */
+	if ((unsigned long)info == 1) {
+		f[2] = 0x80;
+	} else if (info) {
+		f[1] = (__s64)info->si_errno;
+		f[2] = (__s64)info->si_code;
+	}
+	return RUN(signal_deliver);
+}
+
+/* The preemptirq tracepoints exist only in kernels built with
+ * CONFIG_PREEMPT_TRACER / CONFIG_IRQSOFF_TRACER (not this project's test
+ * machine: the loader refuses a binding that needs them there, naming
+ * them, and never loads these programs).  Their arguments are the caller's
+ * and its parent's instruction addresses (fields caller, parent); ftrace
+ * prints them as symbol+offset, so offline traces cannot compare them as
+ * numbers. */
+#define PREEMPTIRQ_HANDLER(tp)                                                \
+	SEC("tp_btf/" #tp)                                                    \
+	int BPF_PROG(tp_##tp, unsigned long ip, unsigned long parent_ip)      \
+	{                                                                     \
+		FIELDS;                                                       \
+		f[0] = (__s64)ip;                                             \
+		f[1] = (__s64)parent_ip;                                      \
+		return RUN(tp);                                               \
+	}
+
+PREEMPTIRQ_HANDLER(preempt_disable)
+PREEMPTIRQ_HANDLER(preempt_enable)
+PREEMPTIRQ_HANDLER(irq_disable)
+PREEMPTIRQ_HANDLER(irq_enable)
+
+/* call:FUNC (cookie = source slot), and the entry half of return:FUNC
+ * (cookie = SAVE_ARGS | slot). */
+SEC("uprobe")
+int BPF_KPROBE(uprobe_call)
+{
+	__u32 cookie = (__u32)bpf_get_attach_cookie(ctx);
+	FIELDS;
+
+	f[0] = PT_REGS_PARM1(ctx);
+	f[1] = PT_REGS_PARM2(ctx);
+	f[2] = PT_REGS_PARM3(ctx);
+	f[3] = PT_REGS_PARM4(ctx);
+	f[4] = PT_REGS_PARM5(ctx);
+	f[5] = PT_REGS_PARM6(ctx);
+	if (cookie & SAVE_ARGS) {
+		struct saved_key k = { .pid_tgid = bpf_get_current_pid_tgid(),
+				       .slot = cookie & ~SAVE_ARGS };
+		struct saved_args a = { { f[0], f[1], f[2], f[3], f[4], f[5] } };
+
+		bpf_map_update_elem(&saved_args, &k, &a, BPF_ANY);
+		return 0;
+	}
+	return run_rules(ctx, cookie, f, VIGIL_NCALL_FIELDS, USER_ENTRY);
+}
+
+/* return:FUNC: the arguments saved at entry, then the return value. */
+SEC("uretprobe")
+int BPF_KRETPROBE(uprobe_return)
+{
+	__u32 slot = (__u32)bpf_get_attach_cookie(ctx);
+	struct saved_key k = { .pid_tgid = bpf_get_current_pid_tgid(), .slot = slot };
+	struct saved_args *a;
+	FIELDS;
+
+	a = bpf_map_lookup_elem(&saved_args, &k);
+	if (a) {
+		f[0] = a->arg[0];
+		f[1] = a->arg[1];
+		f[2] = a->arg[2];
+		f[3] = a->arg[3];
+		f[4] = a->arg[4];
+		f[5] = a->arg[5];
+		bpf_map_delete_elem(&saved_args, &k);
+	}
+	f[6] = PT_REGS_RC(ctx);
+	return run_rules(ctx, slot, f, VIGIL_NRETURN_FIELDS, USER_RETURN);
+}
