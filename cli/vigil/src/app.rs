@@ -10,7 +10,9 @@ use clap::{ArgGroup, Parser, Subcommand};
 use crate::error::{Error, Result};
 use crate::explain::Format;
 use crate::install::{clang_from_env, Install};
-use crate::{cc, demo, explain, flags, shell};
+use crate::render_cmd::RenderFormat;
+use crate::{cc, demo, dot2c_cmd, explain, flags, render_cmd, shell};
+use crate::check_cmd;
 
 /// Names under which the binary acts as `vigil cc`.
 pub const CC_NAMES: &[&str] = &["vigil-cc"];
@@ -45,6 +47,8 @@ pub enum Cmd {
     ///
     /// Every argument is passed to clang unchanged; vigil adds its plugin,
     /// header path and (when linking) its link-time pass and runtime.
+    /// The one exception: `--vigil-monitor=BINDING` (repeatable) is vigil's,
+    /// and links that monitor on C functions into the program (see gen-monitor).
     /// `vigil cc --help` and `vigil cc --version` are clang's.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Cc {
@@ -83,6 +87,77 @@ pub enum Cmd {
         #[arg(last = true, value_name = "CLANG_ARGS")]
         clang_args: Vec<OsString>,
     },
+
+    /// Print an automaton model (.dot) as C tables, like the Linux kernel's dot2c
+    ///
+    /// MODEL is a Graphviz .dot file in the kernel's RV conventions, or the name
+    /// of a model vigil ships (e.g. wwnr).  Without --name the output is the
+    /// kernel's standalone dot2c form; with --name it is the model header dot2k
+    /// writes, every identifier suffixed _NAME.  Guards, clock resets and
+    /// invariants of hybrid automata are listed in a comment and warned about.
+    Dot2c {
+        /// The model: a .dot file or a shipped model's name
+        model: PathBuf,
+        /// dot2k style: suffix every identifier with _NAME (struct automaton_NAME)
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+        /// Write to this file instead of standard output
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+
+    /// Draw an automaton model as SVG through Graphviz, optionally one transition in red
+    Render {
+        /// The model: a .dot file or a shipped model's name
+        model: PathBuf,
+        /// Draw this transition in red; an event not allowed in the state is
+        /// drawn as a dashed red edge to a "✗ EVENT" node
+        #[arg(long, value_name = "STATE:EVENT")]
+        highlight: Option<String>,
+        /// Write to this file instead of standard output
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = RenderFormat::Svg)]
+        format: RenderFormat,
+    },
+
+    /// Write the C unit of a monitor on C functions: a model bound to calls and returns
+    ///
+    /// BINDING binds each event of a model (.dot) to `call:FUNC` or
+    /// `return:FUNC` (optionally with conditions on arguments and the return
+    /// value), per thread, global or per object.  Link the unit into a
+    /// program built with vigil-cc, or let `vigil cc --vigil-monitor=BINDING`
+    /// do all of it.
+    GenMonitor {
+        /// The binding file (.bind), or the name of a binding vigil ships
+        binding: PathBuf,
+        /// The model, instead of the binding's `model` line
+        #[arg(long, value_name = "MODEL")]
+        model: Option<PathBuf>,
+        /// Write to this file instead of standard output
+        #[arg(short = 'o', long, value_name = "FILE.c")]
+        output: Option<PathBuf>,
+    },
+
+    /// Run an automaton model as a live Linux kernel monitor through eBPF (needs root)
+    ///
+    /// MODEL is a .dot file, a shipped model's name (wwnr, tss, nrp) or a .bind
+    /// file; its binding (MODEL.bind, or --bind) maps tracepoints, or uprobes
+    /// on functions of an existing binary (call:FUNC, return:FUNC), to the
+    /// model's events.  Violations are reported with the state, event, task,
+    /// cpu and stack.  Exit status: 0 no violation, 1 violations, 2 errors.
+    Monitor(crate::monitor_cmd::MonitorArgs),
+
+    /// Check a recorded ftrace trace against an automaton model, offline
+    ///
+    /// Reads ftrace text (the `trace` or `trace_pipe` file, or `trace-cmd
+    /// report` output), maps tracepoint lines to model events through a
+    /// binding, and prints each violation with its trace line, then a
+    /// summary.  Shipped models (wwnr) come with their binding; a user model
+    /// takes --bind FILE.  Exit status: 0 no violation, 1 violations, 2 bad
+    /// input (model, binding, unreadable trace).
+    Check(check_cmd::CheckArgs),
 
     /// Build and run a small example: a correct run, then a run with a seeded bug
     Demo {
@@ -158,6 +233,24 @@ fn run_cli(cli: Cli) -> Result<()> {
             clang_args,
         } => explain::run(&file, format, output.as_deref(), &clang_args),
         Cmd::Demo { keep } => demo::run(keep.as_deref()),
+        Cmd::Check(args) => check_cmd::run(&args),
+        Cmd::Monitor(args) => crate::monitor_cmd::run(&args),
+        Cmd::GenMonitor {
+            binding,
+            model,
+            output,
+        } => crate::monitor_c::run(&binding, model.as_deref(), output.as_deref()),
+        Cmd::Dot2c {
+            model,
+            name,
+            output,
+        } => dot2c_cmd::run(&model, name.as_deref(), output.as_deref()),
+        Cmd::Render {
+            model,
+            highlight,
+            output,
+            format,
+        } => render_cmd::run(&model, highlight.as_deref(), output.as_deref(), format),
     }
 }
 
@@ -177,7 +270,11 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("vigil: error: {e}");
+            // An empty message: the command already reported (vigil check's
+            // violations); only the exit status is left to give.
+            if !e.message.is_empty() {
+                eprintln!("vigil: error: {e}");
+            }
             e.code
         }
     }

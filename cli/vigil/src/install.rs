@@ -120,6 +120,19 @@ impl Install {
         self.lib_file(RUNTIME_LIB, "vigil runtime library")
     }
 
+    /// The directory of the automaton models vigil ships (`wwnr.dot`...):
+    /// `HOME/models` when it exists, else `HOME/../models` (the build tree:
+    /// `<repo>/build/bin/vigil` → `<repo>/models`).
+    pub fn models_dir(&self) -> PathBuf {
+        let installed = self.home.join("models");
+        let dir = if installed.is_dir() {
+            installed
+        } else {
+            self.home.join("..").join("models")
+        };
+        dir.canonicalize().unwrap_or(dir)
+    }
+
     /// The directory holding `tesla.h`: `HOME/include`, or `HOME/../include`
     /// in a build tree.
     pub fn include_dir(&self) -> Result<PathBuf> {

@@ -10,11 +10,16 @@
 pub mod app;
 pub mod args;
 pub mod cc;
+pub mod check_cmd;
 pub mod demo;
+pub mod dot2c_cmd;
 pub mod error;
 pub mod explain;
 pub mod flags;
 pub mod install;
+pub mod monitor_cmd;
+pub mod monitor_c;
+pub mod render_cmd;
 pub mod shell;
 pub mod tempdir;
 
