@@ -138,6 +138,17 @@ def variants(args, workdir):
     return v, missing
 
 
+def bpf_progs():
+    """id -> (name, run_time_ns, run_cnt) of every loaded BPF program."""
+    try:
+        out = subprocess.run(["bpftool", "-j", "prog", "show"], text=True,
+                             capture_output=True, timeout=30).stdout
+        return {p["id"]: (p.get("name", "?"), p.get("run_time_ns", 0), p.get("run_cnt", 0))
+                for p in json.loads(out or "[]")}
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return {}
+
+
 def iqr(xs):
     if len(xs) < 2:
         return 0.0
@@ -157,17 +168,40 @@ def kernel_part(args, workdir, report):
     samples = {k: [] for k in vs}
     notes = {k: [] for k in vs}
     order_log = []
+    # The kernel's own BPF run-time statistics (kernel.bpf_stats_enabled):
+    # nanoseconds and runs of the programs each BPF variant loaded, a
+    # per-event cost independent of perf bench's noise.
+    stats_file = "/proc/sys/kernel/bpf_stats_enabled"
+    old_stats = None
+    try:
+        with open(stats_file) as f:
+            old_stats = f.read().strip()
+        with open(stats_file, "w") as f:
+            f.write("1")
+    except OSError:
+        pass
+    progstats = {k: [] for k in vs}
     for rnd in range(args.rounds + 1):
         order = list(vs)
         random.shuffle(order)
         order_log.append(order)
         for name in order:
+            before = bpf_progs()
             with Tracer(name, vs[name], args.settle, workdir) as t:
                 secs = perf_bench(args.groups, args.loops)
+                during = bpf_progs()
             if rnd > 0:
                 samples[name].append(secs)
                 notes[name].append(t.text[-4000:])
+                mine = [v for k, v in during.items() if k not in before]
+                if mine:
+                    progstats[name].append({"programs": sorted(set(v[0] for v in mine)),
+                                            "run_time_ns": sum(v[1] for v in mine),
+                                            "run_cnt": sum(v[2] for v in mine)})
             print("round %d %-9s %.3f s" % (rnd, name, secs), flush=True)
+    if old_stats is not None:
+        with open(stats_file, "w") as f:
+            f.write(old_stats)
     res = {}
     base = statistics.median(samples["plain"])
     for name, xs in samples.items():
@@ -188,6 +222,11 @@ def kernel_part(args, workdir, report):
         e = re.search(r"@events:\s*(\d+)", text)
         res["bpftrace"].setdefault("counts", []).append(
             {"violations": int(m.group(1)) if m else 0, "events": int(e.group(1)) if e else 0})
+    for name, st in progstats.items():
+        per = [x["run_time_ns"] / x["run_cnt"] for x in st if x["run_cnt"]]
+        if per:
+            res[name]["bpf_ns_per_run"] = {"median": statistics.median(per), "iqr": iqr(per),
+                                           "runs": st}
     report["kernel"] = res
     report["kernel_order"] = order_log
 
@@ -196,8 +235,8 @@ def offline_part(args, workdir, report):
     gen = os.path.join(HERE, "gen_trace.py")
     trace = os.path.join(workdir, "offline.trace")
     t0 = time.time()
-    sh([sys.executable, gen, "--bytes", str(args.trace_mb * 1024 * 1024), "--out", trace,
-        "--violations", "5", "--seed", "1"])
+    sh([sys.executable, gen, "--size", "%dM" % args.trace_mb, "--violations", "5", "--seed", "1",
+        trace])
     size = os.path.getsize(trace)
     runs = []
     for _ in range(args.offline_runs):
@@ -283,6 +322,17 @@ def markdown(report):
             cb = k["bpftrace"]["median_s"] - base
             L.append("Added time, vigil / bpftrace: %.2f (%.3f s vs %.3f s per run)." % (
                 cv / cb if cb > 0 else float("nan"), cv, cb))
+        per = [(n, r["bpf_ns_per_run"]) for n, r in k.items() if "bpf_ns_per_run" in r]
+        if per:
+            L.append("")
+            L.append("Kernel-measured cost of the BPF programs each variant loaded "
+                     "(kernel.bpf_stats_enabled: run_time_ns / run_cnt, summed over the "
+                     "variant's programs, median over rounds):")
+            L.append("")
+            for n, b in per:
+                progs = b["runs"][0]["programs"] if b["runs"] else []
+                L.append("- %s: %.0f ns per program run (IQR %.0f), programs %s" % (
+                    n, b["median"], b["iqr"], ", ".join(progs)))
         s = k.get("vigil", {}).get("summaries")
         if s:
             L.append("")
