@@ -37,6 +37,24 @@ import sys
 import tempfile
 import time
 
+
+def _ensure_matplotlib():
+    """Plots need matplotlib (Debian: python3-matplotlib); re-run with the
+    system python when the python3 on PATH lacks it, as bench/run.py does."""
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    cand = "/usr/bin/python3"
+    if (os.environ.get("VIGIL_BENCH_REEXEC") != "1" and os.path.exists(cand)
+            and os.path.realpath(sys.executable) != os.path.realpath(cand)):
+        os.environ["VIGIL_BENCH_REEXEC"] = "1"
+        os.execv(cand, [cand] + sys.argv)
+
+
+_ensure_matplotlib()
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -380,7 +398,19 @@ def main():
     ap.add_argument("--no-kernel", action="store_true")
     ap.add_argument("--no-offline", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite the report and plot from OUT/kernel.json, measure nothing")
     args = ap.parse_args()
+    if args.report_only:
+        with open(os.path.join(args.out, "kernel.json")) as f:
+            report = json.load(f)
+        if plot(report, os.path.join(args.out, "fig-kernel-throughput.png")):
+            report["plot"] = "fig-kernel-throughput.png"
+        md = markdown(report)
+        with open(os.path.join(args.out, "kernel-%s.md" % report["date"]), "w") as f:
+            f.write(md + "\n")
+        print(md)
+        return
     args.vigil = os.path.abspath(args.vigil)
     os.makedirs(args.out, exist_ok=True)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], text=True,
