@@ -164,6 +164,39 @@ static void json_string(struct buf *b, const char *s) {
 
 /* Symbolised frames of the instrumented program: everything above the
  * outermost libvigil entry point. */
+/* The end every JSON report shares (thread, pid, backtrace), then one
+ * write of the whole line to VIGIL_REPORT; frees the buffer. */
+static void json_finish(struct buf *j, long tid, const char *tname, char **frames, int first,
+                        int nframes) {
+  bprintf(j, ",\"thread\":%ld,\"thread_name\":", tid);
+  json_string(j, tname);
+  bprintf(j, ",\"pid\":%ld,\"backtrace\":[", (long)getpid());
+  for (int i = first; frames && i < nframes; i++) {
+    if (i > first)
+      bprintf(j, ",");
+    json_string(j, frames[i]);
+  }
+  bprintf(j, "]}\n");
+  if (j->p) {
+    size_t off = 0;
+    while (off < j->len) {
+      ssize_t w = write(vg_config.report_fd, j->p + off, j->len - off);
+      if (w <= 0)
+        break;
+      off += (size_t)w;
+    }
+  }
+  free(j->p);
+}
+
+/* VIGIL_ON_FAILURE=abort, after the report is out. */
+static void abort_if_asked(void) {
+  if (vg_config.on_failure == VG_ABORT) {
+    fprintf(stderr, "vigil: aborting (set VIGIL_ON_FAILURE=log to continue)\n");
+    abort();
+  }
+}
+
 static char **backtrace_frames(int *count, int *first) {
   void *frames[48];
   int n = backtrace(frames, 48);
@@ -299,34 +332,13 @@ static void report(struct vigil_assertion *a, void *instance,
       }
       bprintf(&j, "]");
     }
-    bprintf(&j, ",\"thread\":%ld,\"thread_name\":", tid);
-    json_string(&j, tname);
-    bprintf(&j, ",\"pid\":%ld,\"backtrace\":[", (long)getpid());
-    for (int i = first; frames && i < nframes; i++) {
-      if (i > first)
-        bprintf(&j, ",");
-      json_string(&j, frames[i]);
-    }
-    bprintf(&j, "]}\n");
-    if (j.p) {
-      size_t off = 0;
-      while (off < j.len) {
-        ssize_t w = write(vg_config.report_fd, j.p + off, j.len - off);
-        if (w <= 0)
-          break;
-        off += (size_t)w;
-      }
-    }
-    free(j.p);
+    json_finish(&j, tid, tname, frames, first, nframes);
   }
   free(frames);
   free(expl.p);
   for (int i = 0; i < n; i++)
     release(&subs[i]);
-  if (vg_config.on_failure == VG_ABORT) {
-    fprintf(stderr, "vigil: aborting (set VIGIL_ON_FAILURE=log to continue)\n");
-    abort();
-  }
+  abort_if_asked();
 }
 
 void vg_fail(struct vigil_assertion *a, void *instance, struct vg_failure *f) {
@@ -425,31 +437,10 @@ void vg_report_violation(struct vigil_violation *v, const char *heading,
     json_string(&j, v->expected ? v->expected : "");
     if (json)
       bprintf(&j, "%s", json);
-    bprintf(&j, ",\"thread\":%ld,\"thread_name\":", tid);
-    json_string(&j, tname);
-    bprintf(&j, ",\"pid\":%ld,\"backtrace\":[", (long)getpid());
-    for (int i = first; frames && i < nframes; i++) {
-      if (i > first)
-        bprintf(&j, ",");
-      json_string(&j, frames[i]);
-    }
-    bprintf(&j, "]}\n");
-    if (j.p) {
-      size_t off = 0;
-      while (off < j.len) {
-        ssize_t w = write(vg_config.report_fd, j.p + off, j.len - off);
-        if (w <= 0)
-          break;
-        off += (size_t)w;
-      }
-    }
-    free(j.p);
+    json_finish(&j, tid, tname, frames, first, nframes);
   }
   free(frames);
-  if (vg_config.on_failure == VG_ABORT) {
-    fprintf(stderr, "vigil: aborting (set VIGIL_ON_FAILURE=log to continue)\n");
-    abort();
-  }
+  abort_if_asked();
 }
 
 /* The string builder, for the callers of vg_report_violation. */
