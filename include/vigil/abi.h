@@ -2,20 +2,24 @@
  * vigil/abi.h — the contract between vigil's link-time LLVM pass and the
  * libvigil runtime.  The pass emits, for every assertion, the constant data
  * below (as LLVM globals whose layout matches these C structs on x86-64 /
- * any LP64 target) and calls the four entry points at the end of the file.
+ * any LP64 target) and calls the entry points at the end of the file.
  * Nothing else crosses the boundary.  Change VIGIL_ABI_VERSION with any edit.
  *
- * Vocabulary (ThinTESLA, dissertation ch. 3):
- *   assertion    one TESLA_* statement in the source.  It has one site and two
- *                bounds, and one or more alternatives (top-level `||`).
- *   automaton    one alternative: a linear sequence of events.  events[0] is
- *                the first bound, events[nevents-1] the second bound, and
- *                events[site] the assertion site.
- *   successors   forward successors only (§3.1.3): bit j of
- *                events[i].successors is set when event j may directly follow
- *                event i.  Members of one OR block are not linked backwards;
- *                events[i].or_block has the bits of the other members of i's
- *                block, which the engine may also take (each at most once).
+ * Vocabulary (ThinTESLA, dissertation ch. 3; TESLA for the richer language):
+ *   assertion    one TESLA_* statement in the source (or one
+ *                TESLA_STRUCT_AUTOMATON).  It has one site, two bounds and
+ *                one or more alternatives (top-level `||`).
+ *   symbol       one distinct event of the assertion: a function entry or
+ *                return with value patterns, a store to a struct field, the
+ *                site, a bound.  Symbols 0, 1 and 2 are the first bound, the
+ *                second bound and the site.  An event written twice in the
+ *                assertion is one symbol.
+ *   automaton    one alternative, compiled by the pass into a DFA over the
+ *                assertion's symbols: next[state * nsymbols + symbol] is the
+ *                next state, or VIGIL_NO_STATE for a violation; each state
+ *                has a vigil_state_desc saying what the engine needs to
+ *                decide and report (compiler/model/Automaton.h defines the
+ *                construction; the engine in runtime/engine.c only steps it).
  *   bound        one struct vigil_bound per group of assertions that share
  *                both bounds and the locality (per-thread: thread_local).
  *                Entering and leaving a bound touches only this struct, so
@@ -35,14 +39,21 @@
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 2
+#define VIGIL_ABI_VERSION 3
 
-#define VIGIL_MAX_EVENTS 64       /* per automaton, bounds and site included */
+#define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
 #define VIGIL_MAX_CAPTURES 16     /* captured expressions per assertion      */
+#define VIGIL_MAX_FREE 8          /* free variables per assertion            */
 #define VIGIL_MAX_ALTERNATIVES 8  /* top-level OR alternatives               */
 
-#define VIGIL_INSTANCE_HEADER_BYTES 64
+#define VIGIL_SYM_START 0
+#define VIGIL_SYM_END 1
+#define VIGIL_SYM_SITE 2
+#define VIGIL_NO_STATE 0xffffu
+#define VIGIL_NO_SYMBOL 0xffu
+
+#define VIGIL_INSTANCE_HEADER_BYTES 128
 #define VIGIL_ALT_STATE_BYTES 64
 #define VIGIL_CAPTURES_OFFSET(nalts)                                           \
   (VIGIL_INSTANCE_HEADER_BYTES + VIGIL_ALT_STATE_BYTES * (nalts))
@@ -63,26 +74,30 @@ struct vigil_bound {
   uint64_t reserved[4];
 };
 /*
- * Instance header (first 64 bytes of an instance), byte offsets:
+ * Instance header (first 128 bytes of an instance), byte offsets:
  *    0  uint64_t gen      bound gen in which it was last touched; 0: never on
  *                         this thread (the runtime registers it first)
  *    8  void *next        next touched instance in this bound
  *   16  uint8_t fast[8]   per alternative: 0 = the runtime owns the state;
- *                         1..nevents = "plain" state, last event f-1 taken;
- *                         nevents+1 = done (checked, nothing left to do)
+ *                         1..nstates = DFA state f-1 (plain);
+ *                         nstates+1 = done (checked, nothing left to do)
  *   24  uint64_t bounds   statistics: bounds in which it was touched
  *   32  uint64_t passes   statistics: bounds it passed
  *   40  uint8_t settled   nothing left for the second bound to do
  *   41  uint8_t dropped, 42 reported, 43 site   (runtime, reset on touch)
+ *   64  uint64_t ever[8]  per alternative: the symbols seen since its window
+ *                         began (they word a failure: wrong-order or missing)
  * An event with header.gen == bound.gen is inside the bound and touched.
  * Touching (first event of the assertion in a bound, gen != bound.gen and
  * bound.gen odd):
  *   gen = bound.gen; next = bound.touched; bound.touched = inst;
- *   fast[i] = 1 for each alternative that vigil_fast_eligible(), else 0;
- *   bytes 40..43 = 0; bounds += 1; bound.pending += 1.
- * A transition into "done" of a single-alternative assertion also sets
- * settled = 1, passes += 1, bound.pending -= 1.  The tables that say which
- * transitions are plain come from vigil_fast_next / vigil_fast_site.
+ *   fast[i] = 1 for each alternative that is fast-eligible, else 0;
+ *   bytes 40..43 = 0; ever[i] = 0; bounds += 1; bound.pending += 1.
+ * A plain transition on symbol s of alternative i: ever[i] |= 1 << s and
+ * fast[i] = the next state + 1.  A transition into "done" of a
+ * single-alternative assertion also sets settled = 1, passes += 1,
+ * bound.pending -= 1.  vigil_fast_next (vigil/fastpath.h) says which
+ * transitions are plain.
  */
 #define VIGIL_HDR_GEN 0
 #define VIGIL_HDR_NEXT 8
@@ -91,6 +106,7 @@ struct vigil_bound {
 #define VIGIL_HDR_PASSES 32
 #define VIGIL_HDR_SETTLED 40
 #define VIGIL_HDR_FLAGS 40 /* 4 bytes: settled, dropped, reported, site */
+#define VIGIL_HDR_EVER 64
 
 /* vigil_event_desc.kind */
 enum vigil_event_kind {
@@ -98,59 +114,102 @@ enum vigil_event_kind {
   VIGIL_EV_END = 1,    /* second bound */
   VIGIL_EV_CALL = 2,   /* function entry: call(f), call(f(args))           */
   VIGIL_EV_RETURN = 3, /* function return: returnfrom(f), f(args) == v      */
-  VIGIL_EV_SITE = 4    /* TESLA_ASSERTION_SITE                             */
+  VIGIL_EV_SITE = 4,   /* TESLA_ASSERTION_SITE                             */
+  VIGIL_EV_FIELD = 5   /* a store to a struct field: s->f = v, += v, -= v   */
 };
 
 /* vigil_event_desc.flags */
 enum vigil_event_flags {
-  VIGIL_EF_OPTIONAL = 1u << 0,  /* optional(...)                             */
-  VIGIL_EF_STATIC = 1u << 1,    /* no captured value: decidable on the spot  */
-  VIGIL_EF_POST_SITE = 1u << 2, /* comes after the site in the sequence      */
-  VIGIL_EF_FINAL = 1u << 3,     /* the second bound is one of its successors */
-  VIGIL_EF_OR = 1u << 4,        /* member of an OR block                     */
-  VIGIL_EF_CALLER = 1u << 5     /* instrumented at call sites (informative)  */
+  VIGIL_EF_STATIC = 1u << 0, /* no captured value, free variable or key    */
+  VIGIL_EF_CALLER = 1u << 1, /* instrumented at call sites (informative)   */
+  VIGIL_EF_FREE = 1u << 2,   /* binds or matches free variables             */
+  VIGIL_EF_KEY = 1u << 3     /* names the object of a struct automaton      */
 };
 
 /* vigil_value_desc.kind */
 enum vigil_value_kind {
   VIGIL_VAL_ANY = 0,     /* ANY(type): matches every value                     */
-  VIGIL_VAL_CONST = 1,   /* compile-time constant, checked inline by the pass  */
-  VIGIL_VAL_CAPTURE = 2  /* equals captures[capture] taken at the site         */
+  VIGIL_VAL_CONST = 1,   /* == constant, checked inline by the pass            */
+  VIGIL_VAL_CAPTURE = 2, /* == captures[index] taken at the site               */
+  VIGIL_VAL_FLAGS = 3,   /* flags(c): (v & c) == c, checked inline             */
+  VIGIL_VAL_MASK = 4,    /* bitmask(c): (v & ~c) == 0, checked inline          */
+  VIGIL_VAL_FREE = 5,    /* binds free variable index, or equals its value     */
+  VIGIL_VAL_KEY = 6      /* the object of a struct automaton's instance        */
 };
 
-/* One argument or return value named by an event.  Values travel as 64-bit
- * words: the parameter's bits, zero-extended (pointers: their address).  The
- * plugin converts captured expressions and constants the same way, so equal
- * C values compare equal whatever their signedness. */
+/* vigil_value_desc.role: which observed word a slot reads */
+enum vigil_value_role {
+  VIGIL_ROLE_ARG = 0,    /* argument arg_index (indirect: the word it points to) */
+  VIGIL_ROLE_RETURN = 1, /* the return value                                   */
+  VIGIL_ROLE_BASE = 2,   /* field stores: the struct's address                 */
+  VIGIL_ROLE_VALUE = 3   /* field stores: the value stored ('=') or the change  */
+};
+
+/* One argument, return value or field-store word named by an event.  Values
+ * travel as 64-bit words: the C value's bits, zero-extended (pointers: their
+ * address).  The plugin converts captured expressions and constants the same
+ * way, so equal C values compare equal whatever their signedness. */
 struct vigil_value_desc {
-  const char *text;     /* source text, e.g. "c", "0", "ANY(ptr)"          */
-  uint64_t constant;    /* VIGIL_VAL_CONST only                             */
-  uint8_t kind;         /* enum vigil_value_kind                            */
-  uint8_t is_return;    /* 1: the return value; 0: argument arg_index       */
-  uint8_t arg_index;    /* zero-based C parameter index                     */
-  uint8_t capture;      /* VIGIL_VAL_CAPTURE: index into the site captures  */
-  uint8_t reserved[4];
+  const char *text;     /* source text, e.g. "c", "0", "ANY(ptr)", "&o"   */
+  uint64_t constant;    /* CONST, FLAGS, MASK                              */
+  uint8_t kind;         /* enum vigil_value_kind                           */
+  uint8_t role;         /* enum vigil_value_role                           */
+  uint8_t arg_index;    /* ROLE_ARG: zero-based C parameter index          */
+  uint8_t index;        /* CAPTURE: capture; FREE: free variable           */
+  uint8_t indirect;     /* ROLE_ARG: bytes read through the pointer (&x)   */
+  uint8_t reserved[3];
 };
 
+/* One symbol. */
 struct vigil_event_desc {
-  const char *function;                  /* NULL for the site             */
+  const char *function;                  /* NULL for the site; fields: "T.f" */
   const char *text;                      /* e.g. "mac_check(c, f) == 0"   */
-  const struct vigil_value_desc *values; /* nvalues slots, args then ret  */
-  uint64_t successors;                   /* forward successors (bitmask)  */
-  uint64_t or_block;                     /* other members of its OR block */
+  const struct vigil_value_desc *values; /* nvalues slots                 */
   uint8_t kind;                          /* enum vigil_event_kind         */
   uint8_t flags;                         /* enum vigil_event_flags        */
   uint8_t nvalues;
   uint8_t reserved[5];
 };
 
+/* vigil_state_desc.flags */
+enum vigil_state_flags {
+  VIGIL_SF_PAST_SITE = 1u << 0, /* phase 2: the site was reached in this pass */
+  VIGIL_SF_FINAL = 1u << 1,     /* phase 2: the pass is complete              */
+  VIGIL_SF_SITE_OK = 1u << 2,   /* phase 1: the site is a transition          */
+  VIGIL_SF_INITIAL = 1u << 3    /* the state a window starts in               */
+};
+
+/* What the engine needs to know about one DFA state. */
+struct vigil_state_desc {
+  uint64_t need;     /* symbols that make progress here (reports: "allowed") */
+  uint64_t newpass;  /* conditional: symbols that begin a new pass here      */
+  uint8_t flags;     /* enum vigil_state_flags                               */
+  uint8_t named;     /* the event a failure here names, VIGIL_NO_SYMBOL      */
+  uint8_t early;     /* phase 1: the event that came before the site         */
+  uint8_t dist;      /* fewest events to the end of the phase                */
+  uint8_t reserved[4];
+};
+
+/* vigil_automaton.flags */
+enum vigil_automaton_flags {
+  VIGIL_AF_FORWARD = 1u << 0, /* no event before the site needs the site's values */
+  VIGIL_AF_TAGS = 1u << 1,    /* the tags store can decide its site              */
+  VIGIL_AF_FREE = 1u << 2,    /* binds free variables                            */
+  VIGIL_AF_FAST = 1u << 3     /* the inline fast path may run it                 */
+};
+
+/* One alternative, compiled. */
 struct vigil_automaton {
-  const struct vigil_event_desc *events; /* nevents entries               */
-  const char *text;                      /* this alternative's text       */
-  uint8_t nevents;
-  uint8_t site;                          /* index of the site event       */
-  uint8_t is_static;                     /* every event is static         */
-  uint8_t reserved[5];
+  const uint16_t *next;                  /* nstates x nsymbols             */
+  const struct vigil_state_desc *states; /* nstates entries, 0 initial     */
+  const char *text;                      /* this alternative's text        */
+  uint64_t alphabet;                     /* the symbols it observes        */
+  uint64_t pre;                          /* symbols of the pattern before the site */
+  uint64_t post;                         /* symbols after it               */
+  uint16_t nstates;
+  uint16_t post_start;                   /* the state the site leads to    */
+  uint8_t flags;                         /* enum vigil_automaton_flags     */
+  uint8_t reserved[3];
 };
 
 /* vigil_assertion.locality */
@@ -158,9 +217,15 @@ enum vigil_locality { VIGIL_PERTHREAD = 0, VIGIL_GLOBAL = 1 };
 
 /* vigil_assertion.mode (docs/assertion-language.md, "Modes") */
 enum vigil_mode {
-  VIGIL_MODE_GUIDELINE = 0,   /* default: checked once per bound            */
+  VIGIL_MODE_GUIDELINE = 0,   /* default: each value tuple checked once per bound */
   VIGIL_MODE_CONDITIONAL = 1, /* every pass through the site is checked     */
   VIGIL_MODE_STRICT = 2       /* the whole bound must follow the sequence   */
+};
+
+/* vigil_assertion.kind */
+enum vigil_assertion_kind {
+  VIGIL_KIND_INLINE = 0, /* TESLA_WITHIN / _PERTHREAD / _GLOBAL           */
+  VIGIL_KIND_STRUCT = 2  /* TESLA_STRUCT_AUTOMATON: one instance per object */
 };
 
 /* One per assertion; writable because libvigil keeps a pointer to its own
@@ -169,15 +234,20 @@ struct vigil_assertion {
   const char *location;                  /* "file.c:12:5" of the site     */
   const char *text;                      /* the assertion as written      */
   const struct vigil_automaton *alternatives; /* nalternatives entries    */
+  const struct vigil_event_desc *symbols;     /* nsymbols entries         */
   const char *const *capture_texts;      /* ncaptures source texts        */
+  const char *const *free_texts;         /* nfree free variables          */
   void *runtime;                         /* owned by libvigil             */
   uint32_t id;                           /* dense, 0..N-1 per program     */
   uint8_t nalternatives;
+  uint8_t nsymbols;
   uint8_t locality;                      /* enum vigil_locality           */
   uint8_t mode;                          /* enum vigil_mode               */
   uint8_t ncaptures;
+  uint8_t nfree;
   uint8_t fast;                          /* 1: the pass inlined its fast path */
-  uint8_t reserved[7];
+  uint8_t kind;                          /* enum vigil_assertion_kind     */
+  uint8_t reserved[4];
 };
 
 #ifdef __cplusplus
@@ -186,19 +256,24 @@ extern "C" {
 
 /* `bound` is the assertion's bound group, `instance` its per-thread
  * (thread_local) or global storage.  `global` is 1 for global groups.
- * `event` is (alternative << 8) | event index within that alternative.
- * `values` points to the event's nvalues words (may be NULL when 0).
- * `captures` points to the assertion's ncaptures words, or is NULL when the
- * caller already stored them in the instance (inline fast path). */
+ * `symbol` is the symbol observed; `values` points to its nvalues words
+ * (may be NULL when 0).  `captures` points to the assertion's ncaptures
+ * words, or is NULL when the caller already stored them in the instance
+ * (inline fast path). */
 void __vigil_bound_enter(struct vigil_bound *bound, int global);
 void __vigil_bound_exit(struct vigil_bound *bound, int global);
-/* Inline fast path: the outermost exit found bound->pending != 0 (depth is
- * already 0). */
+/* Inline fast path: the outermost exit found bound->pending != 0.  It calls
+ * this with depth still 1 (events raised by a handler during the check nest
+ * in the bound), then sets pending = 0, bumps gen and sets depth = 0. */
 void __vigil_bound_settle(struct vigil_bound *bound);
 void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *bound,
                           void *instance, const uint64_t *captures);
 void __vigil_event(struct vigil_assertion *a, struct vigil_bound *bound,
-                   void *instance, uint32_t event, const uint64_t *values);
+                   void *instance, uint32_t symbol, const uint64_t *values);
+/* Struct automata (kind VIGIL_KIND_STRUCT): every symbol, the two bounds
+ * included; the runtime keeps one instance per object (the key slot). */
+void __vigil_object_event(struct vigil_assertion *a, uint32_t symbol,
+                          const uint64_t *values);
 
 #ifdef __cplusplus
 }

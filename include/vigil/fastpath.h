@@ -2,26 +2,24 @@
  * vigil/fastpath.h — which transitions instrumented code may take inline.
  *
  * Shared by the link-time pass (which turns these functions into one small
- * constant table per event, indexed by the alternative's fast state, and
+ * constant table per symbol and alternative, indexed by the fast state, and
  * inlines "load state, load table[state], store") and by libvigil (which
  * hands a state back to the inline path after it has done the hard part).
  * The runtime's unit tests run the same functions against the full engine.
  *
  * A fast state f (instance header byte fast[alt], vigil/abi.h) is
  *   0              the runtime owns the state: call it;
- *   1..nevents     "plain": the last event taken is f-1, no OR-block member
- *                  is pending, no post-site event came early, not failed;
- *   nevents+1      done: guideline mode checked this bound's pass; every
- *                  later event of the bound is ignored.
+ *   1..nstates     DFA state f-1 of the alternative's automaton;
+ *   nstates+1      done: guideline mode checked this bound's pass; later
+ *                  events of the bound are ignored (a site carrying other
+ *                  captured values is a new check: the pass compares them
+ *                  and calls the runtime when they differ).
  * A table entry is VIGIL_FAST_SLOW (call the runtime), VIGIL_FAST_IGNORE
- * (nothing to do) or the next fast state.  Only the transitions whose whole
- * effect is "the last event taken is now x" are plain; restarts, OR blocks,
- * early events, failures, recording into temporal stores and every
- * conditional/strict subtlety go to the runtime, which owns the semantics.
- *
- * Only alternatives whose pre-site events are all static are eligible:
- * their forward engine needs no temporal store before the site (post-site
- * events carrying captured values are compared inline with the captures).
+ * (nothing to do) or the next fast state.  A transition is plain when its
+ * whole effect is "the state is now t": violations, new passes
+ * (conditional mode), events carrying captured values before the site
+ * (which the forward engine must record) go to the runtime, which owns the
+ * semantics.  Every plain transition also records its symbol in ever[alt].
  */
 #ifndef VIGIL_FASTPATH_H
 #define VIGIL_FASTPATH_H
@@ -33,63 +31,76 @@
 #define VIGIL_FAST_SLOW 0u
 #define VIGIL_FAST_IGNORE 0xffu
 
-/* The facts about one alternative the decision needs (arrays of nevents). */
+/* The facts about one alternative the decision needs. */
 struct vigil_fast_model {
-  const uint64_t *successors;
-  const uint64_t *or_block;
-  const uint8_t *flags;
-  unsigned nevents, site, mode;
+  const struct vigil_automaton *automaton;
+  uint64_t static_symbols; /* symbols whose event desc has VIGIL_EF_STATIC */
+  unsigned nsymbols, mode;
 };
 
 static inline unsigned vigil_fast_done(const struct vigil_fast_model *m) {
-  return m->nevents + 1;
+  return m->automaton->nstates + 1u;
 }
 
 static inline int vigil_fast_eligible(const struct vigil_fast_model *m) {
-  if (m->nevents < 3 || m->nevents > VIGIL_MAX_EVENTS || m->site == 0 ||
-      m->site + 1 >= m->nevents)
-    return 0;
-  for (unsigned e = 1; e < m->site; e++)
-    if (!(m->flags[e] & VIGIL_EF_STATIC))
-      return 0;
-  return 1;
+  return (m->automaton->flags & VIGIL_AF_FAST) &&
+         m->automaton->nstates + 1u < 0xffu;
 }
 
-/* Event x (1 <= x < nevents-1, x != site) in fast state f. */
+static inline unsigned vigil_fast__enter(const struct vigil_fast_model *m,
+                                         unsigned from, unsigned to) {
+  const struct vigil_automaton *a = m->automaton;
+  if (to == from)
+    return from + 1;
+  if ((a->states[to].flags & VIGIL_SF_FINAL) && m->mode == VIGIL_MODE_GUIDELINE)
+    return vigil_fast_done(m);
+  return to + 1;
+}
+
+/* Symbol s (not a bound, not the site) in fast state f.  In phase 2 a symbol
+ * carrying captured values is plain only when they match: the pass compares
+ * them inline and calls the runtime otherwise. */
 static inline unsigned vigil_fast_next(const struct vigil_fast_model *m,
-                                       unsigned f, unsigned x) {
-  if (f == 0 || f > m->nevents + 1)
+                                       unsigned f, unsigned s) {
+  const struct vigil_automaton *a = m->automaton;
+  if (f == 0 || f > a->nstates + 1u || s >= m->nsymbols ||
+      s <= VIGIL_SYM_SITE)
     return VIGIL_FAST_SLOW;
-  if (f == m->nevents + 1)
+  if (f == vigil_fast_done(m))
     return VIGIL_FAST_IGNORE;
-  unsigned cur = f - 1;
-  if (x == 0 || x + 1 >= m->nevents || x == m->site)
+  unsigned d = f - 1;
+  const struct vigil_state_desc *st = &a->states[d];
+  uint64_t bit = 1ull << s;
+  if (!(st->flags & VIGIL_SF_PAST_SITE) && !(m->static_symbols & bit))
+    return VIGIL_FAST_SLOW; /* before the site: must be recorded */
+  if (st->newpass & bit)
     return VIGIL_FAST_SLOW;
-  uint64_t bx = 1ull << x;
-  if (!(m->successors[cur] & bx) || (m->or_block[cur] & bx) ||
-      (m->flags[x] & VIGIL_EF_OR))
+  unsigned t = a->next[d * m->nsymbols + s];
+  if (t == VIGIL_NO_STATE)
     return VIGIL_FAST_SLOW;
-  if (x > m->site && (m->flags[x] & VIGIL_EF_FINAL))
-    /* the pass is complete: guideline mode is done with this bound; the
-     * other modes open a new window, which the runtime tracks */
-    return m->mode == VIGIL_MODE_GUIDELINE ? vigil_fast_done(m) : VIGIL_FAST_SLOW;
-  return x + 1;
+  return vigil_fast__enter(m, d, t);
 }
 
-/* The assertion site in fast state f. */
+/* The assertion site in fast state f, its captured values being those of
+ * the instance (or, when IGNORE is returned for a past-site state, equal to
+ * them: the pass compares and calls the runtime when they differ). */
 static inline unsigned vigil_fast_site(const struct vigil_fast_model *m,
                                        unsigned f) {
-  if (f == 0 || f > m->nevents + 1)
+  const struct vigil_automaton *a = m->automaton;
+  if (f == 0 || f > a->nstates + 1u)
     return VIGIL_FAST_SLOW;
-  if (f == m->nevents + 1)
+  if (f == vigil_fast_done(m))
     return VIGIL_FAST_IGNORE;
-  unsigned cur = f - 1, site = m->site;
-  if (cur >= site || !(m->successors[cur] & (1ull << site)) ||
-      (m->or_block[cur] & (1ull << site)))
+  unsigned d = f - 1;
+  const struct vigil_state_desc *st = &a->states[d];
+  if (st->newpass & (1ull << VIGIL_SYM_SITE))
     return VIGIL_FAST_SLOW;
-  if ((m->flags[site] & VIGIL_EF_FINAL) && m->mode == VIGIL_MODE_GUIDELINE)
-    return vigil_fast_done(m);
-  return site + 1;
+  unsigned t = a->next[d * m->nsymbols + VIGIL_SYM_SITE];
+  if (t == VIGIL_NO_STATE)
+    return VIGIL_FAST_SLOW;
+  if (st->flags & VIGIL_SF_PAST_SITE)
+    return t == d ? VIGIL_FAST_IGNORE : VIGIL_FAST_SLOW;
+  return vigil_fast__enter(m, d, t);
 }
 
 #endif /* VIGIL_FASTPATH_H */
