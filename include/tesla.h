@@ -25,8 +25,11 @@
  *    The dead branch is never code-generated: no event function is called.
  *
  * The lower-case event words (call, returnfrom, previously, ...) are macros
- * only under vigil, as in TESLA.  The language is documented in
- * docs/assertion-language.md.
+ * only under vigil, as in TESLA; <tesla-macros.h> (TESLA's header name)
+ * includes this file, defines them for ordinary compilers too, and adds
+ * named automata (automaton(name, ...) { ...; tesla_done; }).  Struct
+ * automata (TESLA_STRUCT_AUTOMATON) and TESLA_ASSERT are defined here.  The
+ * language is documented in docs/assertion-language.md.
  */
 #ifndef VIGIL_TESLA_H
 #define VIGIL_TESLA_H
@@ -37,25 +40,37 @@
 extern "C" {
 #endif
 
-/* Markers.  Declared, never defined: they only appear in dead code, except
- * __vigil_site, which the link-time pass replaces. */
+/* Markers.  Declared, never defined: they only appear in dead code (or in
+ * automaton bodies, which the plugin replaces), except __vigil_site, which
+ * the link-time pass replaces. */
 int __vigil_m_within(int, ...);
 int __vigil_m_perthread(int, ...);
 int __vigil_m_global(int, ...);
+int __vigil_m_assert(int, ...);
 int __vigil_m_sequence(int, ...);
 int __vigil_m_previously(int, ...);
 int __vigil_m_eventually(int, ...);
 int __vigil_m_call(int, ...);
 int __vigil_m_returnfrom(int, ...);
 int __vigil_m_optional(int, ...);
+int __vigil_m_repeat(int, ...);
 int __vigil_m_caller(int, ...);
 int __vigil_m_callee(int, ...);
 int __vigil_m_strict(int, ...);
 int __vigil_m_conditional(int, ...);
 int __vigil_m_guideline(int, ...);
+int __vigil_m_struct(int, ...);
 int __vigil_m_site(void);
-int __vigil_m_unsupported(const char *what, ...);
+unsigned long long __vigil_m_flags(unsigned long long);
+unsigned long long __vigil_m_bitmask(unsigned long long);
 void __vigil_site(const char *descriptor, ...);
+
+/* What automaton(name, ...) functions return (never defined). */
+struct __vigil_automaton_description;
+
+/* Localities of TESLA_STRUCT_AUTOMATON. */
+extern int __vigil_locality_global;
+extern int __vigil_locality_perthread;
 
 /* ANY(type): a value that matches anything.  `type` is one of the names
  * below (TESLA's ANY(int), ANY(ptr), ... plus the fixed-width types). */
@@ -65,6 +80,7 @@ extern unsigned int __vigil_any_unsigned;
 extern long __vigil_any_long;
 extern unsigned long __vigil_any_ulong;
 extern long long __vigil_any_llong;
+extern long long __vigil_any_longlong;
 extern unsigned long long __vigil_any_ullong;
 extern short __vigil_any_short;
 extern char __vigil_any_char;
@@ -72,6 +88,7 @@ extern _Bool __vigil_any_bool;
 extern void *__vigil_any_ptr;
 extern __SIZE_TYPE__ __vigil_any_size_t;
 extern __PTRDIFF_TYPE__ __vigil_any_ssize_t;
+extern __PTRDIFF_TYPE__ __vigil_any_register_t;
 extern __INTPTR_TYPE__ __vigil_any_intptr_t;
 extern __UINTPTR_TYPE__ __vigil_any_uintptr_t;
 extern __INT32_TYPE__ __vigil_any_int32_t;
@@ -88,11 +105,26 @@ extern __UINT64_TYPE__ __vigil_any_uint64_t;
 #define __VIGIL_SITE_PLACEHOLDERS                                              \
   0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL
 
+/* Events written as statements of a statement expression (free variables:
+ * `({ int x; f(x) == 0; g(x) == 0; })`) are comparisons whose value is
+ * unused, and its free variables are never initialised: quiet inside the
+ * dead branch only.  (In automaton bodies the plugin drops clang's
+ * -Wunused-comparison for a step `f(x) == 0;`.) */
+#define __VIGIL_QUIET_BEGIN                                                    \
+  _Pragma("clang diagnostic push")                                             \
+  _Pragma("clang diagnostic ignored \"-Wunused-comparison\"")                  \
+  _Pragma("clang diagnostic ignored \"-Wunused-value\"")                       \
+  _Pragma("clang diagnostic ignored \"-Wuninitialized\"")                      \
+  _Pragma("clang diagnostic ignored \"-Wsometimes-uninitialized\"")
+#define __VIGIL_QUIET_END _Pragma("clang diagnostic pop")
+
 #define __VIGIL_ASSERTION(marker, ...)                                         \
   do {                                                                         \
+    __VIGIL_QUIET_BEGIN                                                        \
     if (0) {                                                                   \
       (void)marker(0, __VA_ARGS__);                                            \
     }                                                                          \
+    __VIGIL_QUIET_END                                                          \
     __vigil_site("", __VIGIL_SITE_PLACEHOLDERS);                               \
   } while (0)
 
@@ -103,6 +135,9 @@ extern __UINT64_TYPE__ __vigil_any_uint64_t;
   __VIGIL_ASSERTION(__vigil_m_perthread, start, end, __VA_ARGS__)
 #define TESLA_GLOBAL(start, end, ...)                                          \
   __VIGIL_ASSERTION(__vigil_m_global, start, end, __VA_ARGS__)
+/* TESLA_ASSERT(__tesla_global or __tesla_perthread, start, end, expr). */
+#define TESLA_ASSERT(locality, start, end, ...)                                \
+  __VIGIL_ASSERTION(__vigil_m_assert, locality, start, end, __VA_ARGS__)
 
 /* Sequences. */
 #define TSEQUENCE(...) __vigil_m_sequence(0, __VA_ARGS__)
@@ -114,29 +149,65 @@ extern __UINT64_TYPE__ __vigil_any_uint64_t;
  * or a bare function name. */
 #define call(e) __vigil_m_call(0, ((void)(e), 0))
 #define returnfrom(e) __vigil_m_returnfrom(0, ((void)(e), 0))
-#define optional(...) __vigil_m_optional(0, __VA_ARGS__)
 #define caller(...) __vigil_m_caller(0, __VA_ARGS__)
 #define callee(...) __vigil_m_callee(0, __VA_ARGS__)
 #define ANY(type) __vigil_any_##type
+
+/* Repetition: REPEAT(m, n, e...) is e... between m and n times; UPTO and
+ * ATLEAST are TESLA's definitions; optional(e...) is REPEAT(0, 1, e...). */
+#define ANY_REP __INT_MAX__
+#define REPEAT(m, n, ...) __vigil_m_repeat(0, m, n, __VA_ARGS__)
+#define UPTO(n, ...) __vigil_m_repeat(0, 1, n, __VA_ARGS__)
+#define ATLEAST(n, ...) __vigil_m_repeat(0, n, ANY_REP, __VA_ARGS__)
+#define optional(...) __vigil_m_optional(0, __VA_ARGS__)
+
+/* Argument patterns: flags(c) = every bit of c set, bitmask(c) = no bit
+ * outside c set. */
+#define flags(c) __vigil_m_flags(c)
+#define bitmask(c) __vigil_m_bitmask(c)
 
 /* Modes. */
 #define strict(...) __vigil_m_strict(0, __VA_ARGS__)
 #define conditional(...) __vigil_m_conditional(0, __VA_ARGS__)
 #define guideline(...) __vigil_m_guideline(0, __VA_ARGS__)
 
-/* TESLA constructs vigil does not support yet: refused by the plugin with a
- * "not supported yet" error rather than silently ignored. */
-#define REPEAT(...) __vigil_m_unsupported("REPEAT", __VA_ARGS__)
-#define UPTO(...) __vigil_m_unsupported("UPTO", __VA_ARGS__)
-#define ATLEAST(...) __vigil_m_unsupported("ATLEAST", __VA_ARGS__)
-#define flags(...) __vigil_m_unsupported("flags", __VA_ARGS__)
-#define bitmask(...) __vigil_m_unsupported("bitmask", __VA_ARGS__)
+/* Struct automata: TESLA_STRUCT_AUTOMATON(subject, automaton, locality,
+ * start, end) at file scope defines a (used) function whose parameter is
+ * the subject; the plugin turns its body into the usage's descriptor. */
+#define __tesla_global (&__vigil_locality_global)
+#define __tesla_perthread (&__vigil_locality_perthread)
+#define __VIGIL_CAT2(a, b) a##b
+#define __VIGIL_CAT(a, b) __VIGIL_CAT2(a, b)
+#define TESLA_STRUCT_AUTOMATON(subject, automaton, locality, start, end)      \
+  static __attribute__((__used__)) void __VIGIL_CAT(                           \
+      __vigil_struct_##automaton##_, __COUNTER__)(                             \
+      __attribute__((__unused__)) subject) {                                   \
+    __VIGIL_QUIET_BEGIN                                                        \
+    if (0) {                                                                   \
+      (void)__vigil_m_struct(0, automaton, locality, start, end);              \
+    }                                                                          \
+    __VIGIL_QUIET_END                                                          \
+    __vigil_site("", __VIGIL_SITE_PLACEHOLDERS);                               \
+  }                                                                            \
+  extern int __vigil_struct_automaton_declared
+
+/* Named automata (TESLA's explicit automata): see <tesla-macros.h>, which
+ * defines automaton(name, ...) and tesla_done. */
+#define __VIGIL_AUTOMATON(name, ...)                                           \
+  __attribute__((__used__, __weak__))                                          \
+  struct __vigil_automaton_description *name(__VA_ARGS__)
+#define __VIGIL_AUTOMATON_DONE                                                 \
+  return (__vigil_site("", __VIGIL_SITE_PLACEHOLDERS),                         \
+          (struct __vigil_automaton_description *)0)
 
 #else /* !__VIGIL__ : an ordinary compiler; assertions vanish. */
 
 #define TESLA_WITHIN(function, ...) ((void)0)
 #define TESLA_PERTHREAD(start, end, ...) ((void)0)
 #define TESLA_GLOBAL(start, end, ...) ((void)0)
+#define TESLA_ASSERT(locality, start, end, ...) ((void)0)
+#define TESLA_STRUCT_AUTOMATON(...)                                            \
+  extern int __vigil_struct_automaton_declared
 
 #endif /* __VIGIL__ */
 

@@ -1,0 +1,22 @@
+// '==' whose left side is not a call.
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct big { long a, b; };
+struct object { int refcount; int state; int *p; unsigned bf : 3; };
+struct { int a; } *anon;
+int f(int);
+int g(void);
+int foo(int);
+int bar(int);
+int get(int *out);
+int get_big(struct big *out);
+void op(struct object *o);
+int glob;
+int syscall(void);
+
+void t(int x) {
+// CHECK: {{.*}}equals-not-call.c:[[@LINE+1]]:36: error: vigil: expected an event: the left side of '==' must be a function call f(args)
+  TESLA_WITHIN(syscall, previously(x == 1));
+}

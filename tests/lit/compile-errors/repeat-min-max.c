@@ -1,0 +1,22 @@
+// REPEAT with a minimum larger than its maximum.
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct big { long a, b; };
+struct object { int refcount; int state; int *p; unsigned bf : 3; };
+struct { int a; } *anon;
+int f(int);
+int g(void);
+int foo(int);
+int bar(int);
+int get(int *out);
+int get_big(struct big *out);
+void op(struct object *o);
+int glob;
+int syscall(void);
+
+void t(int x) {
+// CHECK: {{.*}}repeat-min-max.c:[[@LINE+1]]:36: error: vigil: repetition 'REPEAT(3, 2, call(f))': the minimum (3) is larger than the maximum (2)
+  TESLA_WITHIN(syscall, previously(REPEAT(3, 2, call(f))));
+}

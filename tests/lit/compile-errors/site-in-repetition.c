@@ -1,0 +1,22 @@
+// The site inside optional(...).
+// RUN: not %clang-vigil -fsyntax-only %s 2>&1 | FileCheck %s
+#include <tesla.h>
+
+struct s { int a; };
+struct big { long a, b; };
+struct object { int refcount; int state; int *p; unsigned bf : 3; };
+struct { int a; } *anon;
+int f(int);
+int g(void);
+int foo(int);
+int bar(int);
+int get(int *out);
+int get_big(struct big *out);
+void op(struct object *o);
+int glob;
+int syscall(void);
+
+void t(int x) {
+// CHECK: {{.*}}site-in-repetition.c:[[@LINE+1]]:53: error: vigil: TESLA_ASSERTION_SITE cannot be optional or repeated
+  TESLA_WITHIN(syscall, TSEQUENCE(call(f), optional(TESLA_ASSERTION_SITE)));
+}
