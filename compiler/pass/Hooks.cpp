@@ -1,0 +1,393 @@
+//===- Hooks.cpp - the inline fast path and the bound hooks ---------------===//
+//
+// For per-thread assertions whose alternatives vigil/fastpath.h accepts, a
+// symbol's hook is a small internal always-inline function: touch the
+// instance (abi.h "Touching"), look up each alternative's next fast state in
+// a constant table built from vigil_fast_next / vigil_fast_site, and either
+// store it (plain transition) or call the runtime for the whole event.
+// Bound hooks of per-thread groups are inline too; the runtime is called only
+// when a bound closes with instances pending.
+//
+//===----------------------------------------------------------------------===//
+#include "Pass.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
+
+#include <cstddef>
+
+using namespace llvm;
+
+namespace vigil {
+namespace pass {
+
+Value *at(IRBuilder<> &B, Value *Base, unsigned Off) {
+  if (!Off)
+    return Base;
+  return B.CreateConstInBoundsGEP1_32(B.getInt8Ty(), Base, Off);
+}
+
+void bump(IRBuilder<> &B, Type *Ty, Value *P, int Delta) {
+  Value *V = B.CreateLoad(Ty, P);
+  B.CreateStore(B.CreateAdd(V, ConstantInt::get(Ty, Delta, true)), P);
+}
+
+Value *Instrumenter::instance(IRBuilder<> &B, unsigned A) {
+  GlobalVariable *GV = InstanceGVs[A];
+  return GV->isThreadLocal() ? (Value *)B.CreateThreadLocalAddress(GV) : GV;
+}
+
+Value *Instrumenter::groupPtr(IRBuilder<> &B, unsigned G) {
+  GlobalVariable *GV = Groups[G].GV;
+  return GV->isThreadLocal() ? (Value *)B.CreateThreadLocalAddress(GV) : GV;
+}
+
+Function *Instrumenter::newHook(const Twine &Name, ArrayRef<Type *> Params) {
+  auto *F = Function::Create(FunctionType::get(Void, Params, false),
+                             GlobalValue::InternalLinkage, Name, M);
+  F->addFnAttr(Attribute::AlwaysInline);
+  F->addFnAttr(Attribute::NoUnwind);
+  return F;
+}
+
+/// header.fast[] as written on touch: 1 for each eligible alternative.
+uint64_t Instrumenter::fastInit(unsigned A) const {
+  uint64_t V = 0;
+  for (unsigned Alt = 0; Alt < Host[A].size() && Alt < 8; ++Alt)
+    if (Host[A][Alt]->Eligible)
+      V |= uint64_t(1) << (8 * Alt); // little-endian byte Alt
+  return V;
+}
+
+std::vector<uint8_t> Instrumenter::eventRow(unsigned A, unsigned Alt,
+                                            unsigned S) const {
+  const vigil_fast_model &Mo = Host[A][Alt]->M;
+  std::vector<uint8_t> Row;
+  for (unsigned F = 0; F <= Mo.automaton->nstates + 1u; ++F)
+    Row.push_back(uint8_t(vigil_fast_next(&Mo, F, S)));
+  return Row;
+}
+
+std::vector<uint8_t> Instrumenter::siteRow(unsigned A, unsigned Alt) const {
+  const vigil_fast_model &Mo = Host[A][Alt]->M;
+  std::vector<uint8_t> Row;
+  for (unsigned F = 0; F <= Mo.automaton->nstates + 1u; ++F)
+    Row.push_back(uint8_t(vigil_fast_site(&Mo, F)));
+  return Row;
+}
+
+/// Whether a row ever lets the event through without the runtime.
+static bool someFast(const std::vector<uint8_t> &Row) {
+  for (size_t F = 1; F < Row.size(); ++F)
+    if (Row[F] != VIGIL_FAST_SLOW)
+      return true;
+  return false;
+}
+
+/// An inline hook for symbol S: every alternative observing it is eligible
+/// and one of them can take it inline.
+bool Instrumenter::symbolInline(unsigned A, unsigned S) const {
+  if (!Fast[A] || S <= SymSite)
+    return false;
+  bool Some = false;
+  for (unsigned Alt = 0; Alt < Host[A].size(); ++Alt) {
+    if (!((Host[A][Alt]->Au.alphabet >> S) & 1))
+      continue;
+    if (!Host[A][Alt]->Eligible)
+      return false;
+    Some |= someFast(eventRow(A, Alt, S));
+  }
+  return Some;
+}
+
+bool Instrumenter::siteInline(unsigned A) const {
+  if (!Fast[A])
+    return false;
+  bool Some = false;
+  for (unsigned Alt = 0; Alt < Host[A].size(); ++Alt) {
+    if (!Host[A][Alt]->Eligible)
+      return false;
+    Some |= someFast(siteRow(A, Alt));
+  }
+  return Some;
+}
+
+/// Row[Fs] from a constant table; a state past the row is SLOW (Row[0]).
+Value *Instrumenter::lookup(IRBuilder<> &B, const std::vector<uint8_t> &Row,
+                            Value *Fs) {
+  GlobalVariable *&GV = RowGVs[Row];
+  if (!GV) {
+    Constant *Init = ConstantDataArray::get(C, ArrayRef<uint8_t>(Row));
+    GV = new GlobalVariable(M, Init->getType(), true,
+                            GlobalValue::PrivateLinkage, Init, "vigil.fast");
+    GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  }
+  Value *In = B.CreateICmpULT(B.CreateZExt(Fs, I32),
+                              ConstantInt::get(I32, Row.size()));
+  Value *Idx = B.CreateSelect(In, B.CreateZExt(Fs, I64), ConstantInt::get(I64, 0));
+  return B.CreateLoad(I8, B.CreateInBoundsGEP(I8, GV, Idx), "fast.next");
+}
+
+/// Touching, inline (vigil/abi.h).  Continues in a new block left in B; an
+/// instance never touched on this thread goes to Slow (the runtime
+/// registers it), an event outside the bound to Ret.
+void Instrumenter::emitTouch(IRBuilder<> &B, unsigned A, Value *Bound,
+                             Value *Inst, BasicBlock *Slow, BasicBlock *Ret) {
+  // bound.gen is odd inside the bound and even outside, so one comparison
+  // says "inside the bound and already touched" (the common case).
+  Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *Cont = BasicBlock::Create(C, "touched", F);
+  BasicBlock *Inside = BasicBlock::Create(C, "inside", F);
+  BasicBlock *Check = BasicBlock::Create(C, "untouched", F);
+  BasicBlock *Touch = BasicBlock::Create(C, "touch", F);
+  Value *G = B.CreateLoad(I64, at(B, Inst, VIGIL_HDR_GEN), "gen");
+  Value *BG = B.CreateLoad(I64, at(B, Bound, offsetof(vigil_bound, gen)),
+                           "bound.gen");
+  B.CreateCondBr(B.CreateICmpEQ(G, BG), Cont, Inside);
+  B.SetInsertPoint(Inside);
+  B.CreateCondBr(B.CreateTrunc(BG, B.getInt1Ty()), Check, Ret);
+  B.SetInsertPoint(Check);
+  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, 0)), Slow, Touch);
+  B.SetInsertPoint(Touch);
+  B.CreateStore(BG, at(B, Inst, VIGIL_HDR_GEN));
+  Value *TouchedP = at(B, Bound, offsetof(vigil_bound, touched));
+  B.CreateStore(B.CreateLoad(Ptr, TouchedP), at(B, Inst, VIGIL_HDR_NEXT));
+  B.CreateStore(Inst, TouchedP);
+  B.CreateStore(ConstantInt::get(I64, fastInit(A)), at(B, Inst, VIGIL_HDR_FAST));
+  B.CreateStore(ConstantInt::get(I32, 0), at(B, Inst, VIGIL_HDR_FLAGS));
+  for (unsigned Alt = 0; Alt < As[A].Alternatives.size(); ++Alt)
+    B.CreateStore(ConstantInt::get(I64, 0), at(B, Inst, VIGIL_HDR_EVER + 8 * Alt));
+  bump(B, I64, at(B, Inst, VIGIL_HDR_BOUNDS), 1);
+  bump(B, I32, at(B, Bound, offsetof(vigil_bound, pending)), 1);
+  B.CreateBr(Cont);
+  B.SetInsertPoint(Cont);
+}
+
+/// Loads fast[alt] and its table entry for every alternative observing S.
+std::vector<Step> Instrumenter::emitSteps(IRBuilder<> &B, unsigned A,
+                                          unsigned S, Value *Inst) {
+  std::vector<Step> Steps;
+  for (unsigned Alt = 0; Alt < Host[A].size(); ++Alt) {
+    if (S != SymSite && !((Host[A][Alt]->Au.alphabet >> S) & 1))
+      continue;
+    Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + Alt), "fast");
+    Value *N = lookup(B, S == SymSite ? siteRow(A, Alt) : eventRow(A, Alt, S), Fs);
+    Steps.push_back(Step{Alt, Fs, N});
+  }
+  return Steps;
+}
+
+/// Stores the plain transitions (IGNORE leaves the state), records S in
+/// ever[alt]; a single alternative entering "done" settles the instance.
+void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
+                             Value *Bound, Value *Inst, ArrayRef<Step> Steps,
+                             BasicBlock *Ret) {
+  for (const Step &St : Steps) {
+    Value *Ign = B.CreateICmpEQ(St.Next, ConstantInt::get(I8, VIGIL_FAST_IGNORE));
+    B.CreateStore(B.CreateSelect(Ign, St.Fs, St.Next),
+                  at(B, Inst, VIGIL_HDR_FAST + St.Alt));
+    Value *EverP = at(B, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
+    Value *Bit = B.CreateSelect(Ign, ConstantInt::get(I64, 0),
+                                ConstantInt::get(I64, uint64_t(1) << S));
+    B.CreateStore(B.CreateOr(B.CreateLoad(I64, EverP), Bit), EverP);
+  }
+  if (As[A].Alternatives.size() != 1 || Steps.size() != 1) {
+    B.CreateBr(Ret);
+    return;
+  }
+  Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *Done = BasicBlock::Create(C, "done", F);
+  unsigned DoneState = Host[A][0]->Au.nstates + 1u;
+  B.CreateCondBr(B.CreateICmpEQ(Steps[0].Next, ConstantInt::get(I8, DoneState)),
+                 Done, Ret);
+  B.SetInsertPoint(Done);
+  B.CreateStore(ConstantInt::get(I8, 1), at(B, Inst, VIGIL_HDR_SETTLED));
+  bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
+  bump(B, I32, at(B, Bound, offsetof(vigil_bound, pending)), -1);
+  B.CreateBr(Ret);
+}
+
+/// Whether any (capture index, observed word) differs from the instance's.
+Value *Instrumenter::capturesDiffer(
+    IRBuilder<> &B, unsigned A, Value *Inst,
+    ArrayRef<std::pair<unsigned, Value *>> Words) {
+  Value *Differ = B.getFalse();
+  unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
+  for (auto &[I, W] : Words) {
+    Value *Cap = B.CreateLoad(I64, at(B, Inst, Off + 8 * I), "capture");
+    Differ = B.CreateOr(Differ, B.CreateICmpNE(W, Cap));
+  }
+  return Differ;
+}
+
+/// A scratch array holding Words (null when there are none).
+Value *Instrumenter::wordBuffer(IRBuilder<> &B, ArrayRef<Value *> Words) {
+  if (Words.empty())
+    return ConstantPointerNull::get(Ptr);
+  Function *F = B.GetInsertBlock()->getParent();
+  IRBuilder<> EB(&F->getEntryBlock(), F->getEntryBlock().begin());
+  AllocaInst *Buf = EB.CreateAlloca(ArrayType::get(I64, Words.size()), nullptr,
+                                    "vigil.words");
+  Buf->setAlignment(Align(8));
+  for (unsigned I = 0; I < Words.size(); ++I)
+    B.CreateStore(Words[I], B.CreateConstInBoundsGEP2_32(
+                                Buf->getAllocatedType(), Buf, 0, I));
+  return Buf;
+}
+
+Function *Instrumenter::enterHook(unsigned G) {
+  if (Groups[G].Enter)
+    return Groups[G].Enter;
+  Function *F = newHook("__vigil_fast_enter." + Twine(G), {});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *First = BasicBlock::Create(C, "outermost", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+  Value *D = B.CreateLoad(I32, DepthP);
+  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), DepthP);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Ret);
+  B.SetInsertPoint(First);
+  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
+  B.CreateStore(ConstantPointerNull::get(Ptr),
+                at(B, Bound, offsetof(vigil_bound, touched)));
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return Groups[G].Enter = F;
+}
+
+Function *Instrumenter::exitHook(unsigned G) {
+  if (Groups[G].Exit)
+    return Groups[G].Exit;
+  Function *F = newHook("__vigil_fast_exit." + Twine(G), {});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Check = BasicBlock::Create(C, "inside", F);
+  BasicBlock *Outer = BasicBlock::Create(C, "outermost", F);
+  BasicBlock *Settle = BasicBlock::Create(C, "settle", F);
+  BasicBlock *Close = BasicBlock::Create(C, "close", F);
+  BasicBlock *Dec = BasicBlock::Create(C, "leave", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+  Value *D = B.CreateLoad(I32, DepthP);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Check);
+  B.SetInsertPoint(Check);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Dec);
+  B.SetInsertPoint(Outer);
+  // As __vigil_bound_exit: depth stays 1 while the runtime settles (a
+  // handler re-entering the bound nests in it).
+  Value *PendingP = at(B, Bound, offsetof(vigil_bound, pending));
+  Value *P = B.CreateLoad(I32, PendingP);
+  B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close);
+  B.SetInsertPoint(Settle);
+  B.CreateCall(BoundSettleFn, {Bound});
+  B.CreateBr(Close);
+  B.SetInsertPoint(Close);
+  B.CreateStore(B.getInt32(0), PendingP);
+  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
+  B.CreateBr(Dec);
+  B.SetInsertPoint(Dec);
+  B.CreateStore(B.CreateSub(D, B.getInt32(1)), DepthP);
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return Groups[G].Exit = F;
+}
+
+/// The inline hook of symbol S; its parameters are the symbol's slot words.
+Function *Instrumenter::eventHook(unsigned A, unsigned S) {
+  auto Key = std::make_pair(A, S);
+  if (Function *F = EventFns[Key])
+    return F;
+  const vigil::Event &E = As[A].Symbols[S];
+  std::vector<Type *> Params(E.Values.size(), I64);
+  Function *F = newHook("__vigil_fast_event." + Twine(A) + "." + Twine(S), Params);
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Slow = BasicBlock::Create(C, "slow", F);
+  BasicBlock *Apply = BasicBlock::Create(C, "apply", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, GroupOf[A]);
+  Value *Inst = instance(B, A);
+  emitTouch(B, A, Bound, Inst, Slow, Ret);
+  std::vector<Step> Steps = emitSteps(B, A, S, Inst);
+  Value *ToSlow = B.getFalse(), *Plain = B.getFalse();
+  for (const Step &St : Steps) {
+    ToSlow = B.CreateOr(ToSlow, B.CreateICmpEQ(St.Next, B.getInt8(VIGIL_FAST_SLOW)));
+    Plain = B.CreateOr(Plain, B.CreateICmpNE(St.Next, B.getInt8(VIGIL_FAST_IGNORE)));
+  }
+  // Phase 2: another value than the captured one is the runtime's call.
+  std::vector<std::pair<unsigned, Value *>> Caps;
+  for (unsigned I = 0; I < E.Values.size(); ++I)
+    if (E.Values[I].Kind == VAL_CAPTURE)
+      Caps.push_back({E.Values[I].Index, F->getArg(I)});
+  if (!Caps.empty())
+    ToSlow = B.CreateOr(ToSlow, B.CreateAnd(Plain, capturesDiffer(B, A, Inst, Caps)));
+  B.CreateCondBr(ToSlow, Slow, Apply);
+  B.SetInsertPoint(Apply);
+  emitApply(B, A, S, Bound, Inst, Steps, Ret);
+
+  B.SetInsertPoint(Slow);
+  std::vector<Value *> Words;
+  for (Argument &Arg : F->args())
+    Words.push_back(&Arg);
+  Value *Vals = wordBuffer(B, Words);
+  B.CreateCall(EventFn, {AssertionGVs[A], Bound, Inst, B.getInt32(S), Vals});
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return EventFns[Key] = F;
+}
+
+/// The inline site hook; its parameters are the captured values.
+Function *Instrumenter::siteHook(unsigned A) {
+  if (Function *F = SiteFns[A])
+    return F;
+  unsigned NCaps = As[A].Captures.size();
+  std::vector<Type *> Params(NCaps, I64);
+  Function *F = newHook("__vigil_fast_site." + Twine(A), Params);
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Slow = BasicBlock::Create(C, "slow", F);
+  BasicBlock *Apply = BasicBlock::Create(C, "apply", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, GroupOf[A]);
+  Value *Inst = instance(B, A);
+  emitTouch(B, A, Bound, Inst, Slow, Ret);
+  std::vector<Step> Steps = emitSteps(B, A, SymSite, Inst);
+  Value *ToSlow = B.getFalse(), *Ignored = B.getFalse();
+  for (const Step &St : Steps) {
+    ToSlow = B.CreateOr(ToSlow, B.CreateICmpEQ(St.Next, B.getInt8(VIGIL_FAST_SLOW)));
+    Ignored = B.CreateOr(Ignored, B.CreateICmpEQ(St.Next, B.getInt8(VIGIL_FAST_IGNORE)));
+  }
+  // Past the site (or done), another value tuple is a new check.
+  std::vector<std::pair<unsigned, Value *>> Caps;
+  for (unsigned I = 0; I < NCaps; ++I)
+    Caps.push_back({I, F->getArg(I)});
+  if (NCaps)
+    ToSlow = B.CreateOr(ToSlow, B.CreateAnd(Ignored, capturesDiffer(B, A, Inst, Caps)));
+  B.CreateCondBr(ToSlow, Slow, Apply);
+  B.SetInsertPoint(Apply);
+  // Phase 1 -> 2: the captures belong to the instance, then the state.
+  unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
+  for (unsigned I = 0; I < NCaps; ++I)
+    B.CreateStore(F->getArg(I), at(B, Inst, Off + 8 * I));
+  emitApply(B, A, SymSite, Bound, Inst, Steps, Ret);
+
+  B.SetInsertPoint(Slow);
+  std::vector<Value *> Words;
+  for (Argument &Arg : F->args())
+    Words.push_back(&Arg);
+  B.CreateCall(SiteReachedFn, {AssertionGVs[A], Bound, Inst, wordBuffer(B, Words)});
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return SiteFns[A] = F;
+}
+
+} // namespace pass
+} // namespace vigil
+

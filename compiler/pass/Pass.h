@@ -1,0 +1,235 @@
+//===- Pass.h - vigil's link-time instrumentation, shared declarations ----===//
+//
+// The pass runs once on the merged LTO module (VigilPass.cpp):
+//
+//   Collect.cpp   __vigil_site(descriptor, captures...) calls -> assertions
+//                 (definitions resolved, struct usages instantiated, DFAs
+//                 compiled, deduplicated, numbered)
+//   Plan.cpp      bound groups and observation points (who observes what)
+//   Tables.cpp    the constant tables of include/vigil/abi.h, instances
+//   Hooks.cpp     inline fast-path hooks (vigil/fastpath.h), bound hooks
+//   Points.cpp    one hook per observation point: slot words, inline value
+//                 checks, dispatch; function entry / return / call sites
+//   Fields.cpp    which stores write which struct field
+//
+//===----------------------------------------------------------------------===//
+#ifndef VIGIL_PASS_PASS_H
+#define VIGIL_PASS_PASS_H
+
+#include "../model/Assertion.h"
+#include "vigil/fastpath.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vigil {
+namespace pass {
+
+using llvm::Value; // vigil::Value is the model's value slot
+
+void warn(const llvm::Twine &Msg);
+/// Prints "vigil: error: <Where>: <Msg>" and fails the link.
+[[noreturn]] void fail(const llvm::Twine &Where, const llvm::Twine &Msg);
+
+/// One alternative as the C structs of abi.h, for vigil/fastpath.h.
+struct HostAlt {
+  std::vector<uint16_t> Next;
+  std::vector<vigil_state_desc> States;
+  vigil_automaton Au{};
+  vigil_fast_model M{};
+  bool Eligible = false;
+};
+
+/// Assertions sharing both bounds and the locality.
+struct Group {
+  bool Global = false;
+  const Event *Start = nullptr, *End = nullptr;
+  llvm::GlobalVariable *GV = nullptr;
+  llvm::Function *Enter = nullptr, *Exit = nullptr; // inline (per-thread)
+};
+
+/// Who looks at one observation point.
+struct Observer {
+  enum Type { BoundStart = 0, Event = 1, BoundEnd = 2 } T;
+  unsigned A = 0;      // Event: the assertion
+  unsigned S = 0;      // Event: the symbol
+  unsigned G = 0;      // the bound group (struct automata: unused)
+  const vigil::Event *Ev = nullptr;
+};
+
+/// A function entry or return (callee or caller side), or a field store.
+struct Point {
+  bool Field = false;
+  std::string Function; // call / return
+  bool AtReturn = false, CallerSide = false;
+  std::string Record; // field
+  uint64_t Offset = 0, Size = 0, RecordSize = 0;
+  std::vector<Observer> Obs;
+  std::map<unsigned, llvm::Function *> Hooks; // by 2 * parameters + has-return
+};
+
+/// A store (or atomic read-modify-write) that writes a field point.
+struct FieldRef {
+  llvm::Instruction *I = nullptr;
+  unsigned Point = 0;
+};
+
+/// A struct a store may write into: its LLVM type name ("struct.object"),
+/// the byte offset of the store in it, its size (0: unknown).
+struct FieldCandidate {
+  std::string Name;
+  uint64_t Offset = 0, Size = 0;
+};
+
+/// One alternative's new fast state after a symbol: (alternative, the fast
+/// state it was in, the table entry).
+struct Step {
+  unsigned Alt;
+  llvm::Value *Fs, *Next;
+};
+
+class Instrumenter {
+public:
+  explicit Instrumenter(llvm::Module &M);
+  bool run();
+
+private:
+  llvm::Module &M;
+  llvm::LLVMContext &C;
+  const llvm::DataLayout &DL;
+  llvm::Type *I8, *I16, *I32, *I64, *Void;
+  llvm::PointerType *Ptr;
+  llvm::StructType *ValueDescTy, *EventDescTy, *StateDescTy, *AutomatonTy,
+      *AssertionTy;
+  llvm::FunctionCallee BoundEnterFn, BoundExitFn, BoundSettleFn, SiteReachedFn,
+      EventFn, ObjectEventFn;
+  bool FastPath = true;
+
+  // Collect.cpp
+  std::vector<Assertion> As;
+  std::vector<std::pair<llvm::CallInst *, int>> Sites; // -1: erase only
+  Definitions Defs;
+
+  // Plan.cpp
+  std::vector<unsigned> GroupOf; // per assertion (inline kinds)
+  std::vector<Group> Groups;
+  std::vector<Point> Points;
+  std::map<std::string, unsigned> PointIndex;
+  llvm::StringMap<unsigned> CalleeEntry, CalleeReturn, CallerEntry,
+      CallerReturn;
+  std::vector<unsigned> FieldPoints;
+
+  // Tables.cpp
+  std::vector<std::vector<std::unique_ptr<HostAlt>>> Host; // [A][Alt]
+  std::vector<bool> Fast;                                  // a->fast
+  std::vector<llvm::GlobalVariable *> AssertionGVs, InstanceGVs;
+  llvm::StringMap<llvm::Constant *> Strings;
+
+  // Hooks.cpp
+  std::map<std::pair<unsigned, unsigned>, llvm::Function *> EventFns;
+  std::map<unsigned, llvm::Function *> SiteFns;
+  std::map<std::vector<uint8_t>, llvm::GlobalVariable *> RowGVs;
+
+  // Collect.cpp
+  void collect();
+  bool descriptorOf(llvm::CallInst *CI, std::string &D);
+
+  // Plan.cpp
+  bool defined(llvm::StringRef Name) const;
+  bool callerSide(const vigil::Event &E) const;
+  static bool isField(const vigil::Event &E);
+  std::string eventKey(const vigil::Event &E) const;
+  unsigned pointOf(const vigil::Event &E);
+  void plan();
+  void planGroups();
+  void warnUnused();
+
+  // Tables.cpp
+  void makeTypes();
+  void buildHost();
+  llvm::Constant *str(llvm::StringRef S);
+  llvm::Constant *table(llvm::Type *ElemTy, llvm::ArrayRef<llvm::Constant *> E,
+                        const llvm::Twine &Name);
+  llvm::Constant *symbolTable(unsigned AI, const std::string &P);
+  llvm::Constant *alternativeTable(unsigned AI, const std::string &P);
+  void emitTables();
+  void emitStorage();
+
+  // Hooks.cpp
+  llvm::Value *instance(llvm::IRBuilder<> &B, unsigned A);
+  llvm::Value *groupPtr(llvm::IRBuilder<> &B, unsigned G);
+  llvm::Function *newHook(const llvm::Twine &Name,
+                          llvm::ArrayRef<llvm::Type *> Params);
+  uint64_t fastInit(unsigned A) const;
+  std::vector<uint8_t> eventRow(unsigned A, unsigned Alt, unsigned S) const;
+  std::vector<uint8_t> siteRow(unsigned A, unsigned Alt) const;
+  bool symbolInline(unsigned A, unsigned S) const;
+  bool siteInline(unsigned A) const;
+  llvm::Value *lookup(llvm::IRBuilder<> &B, const std::vector<uint8_t> &Row,
+                      llvm::Value *Fs);
+  void emitTouch(llvm::IRBuilder<> &B, unsigned A, llvm::Value *Bound,
+                 llvm::Value *Inst, llvm::BasicBlock *Slow,
+                 llvm::BasicBlock *Ret);
+  std::vector<Step> emitSteps(llvm::IRBuilder<> &B, unsigned A, unsigned S,
+                              llvm::Value *Inst);
+  void emitApply(llvm::IRBuilder<> &B, unsigned A, unsigned S,
+                 llvm::Value *Bound, llvm::Value *Inst,
+                 llvm::ArrayRef<Step> Steps, llvm::BasicBlock *Ret);
+  llvm::Value *capturesDiffer(llvm::IRBuilder<> &B, unsigned A,
+                              llvm::Value *Inst,
+                              llvm::ArrayRef<std::pair<unsigned, llvm::Value *>>
+                                  Words);
+  llvm::Function *enterHook(unsigned G);
+  llvm::Function *exitHook(unsigned G);
+  llvm::Function *eventHook(unsigned A, unsigned S);
+  llvm::Function *siteHook(unsigned A);
+  llvm::Value *wordBuffer(llvm::IRBuilder<> &B,
+                          llvm::ArrayRef<llvm::Value *> Words);
+
+  // Points.cpp
+  llvm::Value *toWord(llvm::IRBuilder<> &B, llvm::Value *V);
+  bool slotsUsable(const vigil::Event &E, unsigned NArgs, bool HasRet,
+                   llvm::StringRef Where);
+  llvm::Function *pointHook(unsigned P, unsigned NArgs, bool HasRet,
+                            llvm::StringRef Where);
+  llvm::Value *slotWord(llvm::IRBuilder<> &B, llvm::Function *F,
+                        const vigil::Event &E, const vigil::Value &V,
+                        unsigned NArgs, llvm::BasicBlock *Skip);
+  void emitObserver(llvm::IRBuilder<> &B, llvm::Function *F,
+                    const Observer &O, unsigned NArgs);
+  void dispatch(llvm::IRBuilder<> &B, const Observer &O,
+                llvm::ArrayRef<llvm::Value *> Words);
+  void callPoint(llvm::Instruction *Before, unsigned P,
+                 llvm::ArrayRef<llvm::Value *> Args, llvm::Value *Ret,
+                 llvm::StringRef Where, bool Entry);
+  void instrumentCalls(llvm::Function &F,
+                       llvm::ArrayRef<llvm::CallInst *> Calls);
+  void instrumentFunction(llvm::Function &F);
+  void replaceSite(llvm::CallInst *CI, unsigned A);
+
+  // Fields.cpp
+  void matchStores(llvm::Function &F, std::vector<FieldRef> &Out);
+  void storeCandidates(llvm::Instruction *I, llvm::Value *P,
+                       std::vector<FieldCandidate> &Out);
+  void typesOf(llvm::Value *V, uint64_t Off, std::vector<FieldCandidate> &Out);
+  void instrumentStore(const FieldRef &R);
+};
+
+/// Byte Off of Base as a pointer.
+llvm::Value *at(llvm::IRBuilder<> &B, llvm::Value *Base, unsigned Off);
+/// *P += Delta.
+void bump(llvm::IRBuilder<> &B, llvm::Type *Ty, llvm::Value *P, int Delta);
+/// A debug location for instrumentation placed before I.
+void locate(llvm::IRBuilder<> &B, llvm::Instruction *I);
+
+} // namespace pass
+} // namespace vigil
+
+#endif
