@@ -19,14 +19,22 @@ fn strs(items: &[&str]) -> Vec<OsString> {
 
 /// Flags for every compilation: define `__VIGIL__`, find `<tesla.h>`, load
 /// the Clang plugin, and keep full-LTO bitcode unoptimised so the link-time
-/// pass sees the program as written.
+/// pass sees the program as written.  When the user asks for debug info
+/// without a DWARF version, it is DWARF 4: Debian 12's valgrind (3.19)
+/// cannot read the DWARF 5 clang-19 emits by default and gives up on the
+/// whole program (an explicit `-gdwarf-5` still wins).
 pub fn compile_flags(include: &Path, clang_plugin: &Path) -> Vec<OsString> {
     let mut v = vec![
         OsString::from("-D__VIGIL__=1"),
         joined("-I", include),
         joined("-fplugin=", clang_plugin),
     ];
-    v.extend(strs(&["-flto=full", "-Xclang", "-disable-llvm-passes"]));
+    v.extend(strs(&[
+        "-flto=full",
+        "-Xclang",
+        "-disable-llvm-passes",
+        "-fdebug-default-version=4",
+    ]));
     v
 }
 
@@ -158,6 +166,7 @@ mod tests {
             "-flto=full",
             "-Xclang",
             "-disable-llvm-passes",
+            "-fdebug-default-version=4",
             "-c",
             "-O2",
             "x.c",
@@ -172,20 +181,20 @@ mod tests {
         let user = os(&["-o", "prog", "main.c", "-lm"]);
         let got = assemble(&files(true), &user);
         assert_eq!(
-            &got[..6],
+            &got[..7],
             &compile_flags(Path::new("/v/include"), Path::new("/v/lib/vigil-clang.so"))[..]
         );
         assert_eq!(
-            &got[6..9],
+            &got[7..10],
             &os(&[
                 "-fuse-ld=lld",
                 "-Wl,--load-pass-plugin=/v/lib/vigil-pass.so",
                 "-Wl,--export-dynamic"
             ])[..]
         );
-        assert_eq!(&got[9..13], &user[..]);
+        assert_eq!(&got[10..14], &user[..]);
         assert_eq!(
-            &got[13..],
+            &got[14..],
             &os(&[
                 "-Wl,--whole-archive",
                 "/v/lib/libvigil.a",

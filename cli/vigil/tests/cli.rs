@@ -156,6 +156,7 @@ fn cc_link_adds_everything_in_order() {
         "-flto=full".into(),
         "-Xclang".into(),
         "-disable-llvm-passes".into(),
+        "-fdebug-default-version=4".into(),
         "-fuse-ld=lld".into(),
         format!("-Wl,--load-pass-plugin={}", fx.lib("vigil-pass.so")),
         "-Wl,--export-dynamic".into(),
@@ -412,7 +413,7 @@ fn flags_output() {
     assert_eq!(
         stdout(&o),
         format!(
-            "-D__VIGIL__=1 -I{} -fplugin={} -flto=full -Xclang -disable-llvm-passes\n",
+            "-D__VIGIL__=1 -I{} -fplugin={} -flto=full -Xclang -disable-llvm-passes -fdebug-default-version=4\n",
             fx.include(),
             fx.lib("vigil-clang.so")
         )
@@ -434,7 +435,7 @@ fn flags_output() {
 
     let o = run(fx.vigil().args(["flags", "--cflags", "--ldflags"]));
     assert_eq!(stdout(&o).lines().count(), 1);
-    assert!(stdout(&o).contains("-disable-llvm-passes -fuse-ld=lld"));
+    assert!(stdout(&o).contains("-fdebug-default-version=4 -fuse-ld=lld"));
 }
 
 #[test]
@@ -455,7 +456,7 @@ fn flags_are_shell_quoted() {
     let words: Vec<String> = stdout(&sh).lines().map(String::from).collect();
     assert!(words.contains(&format!("-I{}", fx.include())), "{words:?}");
     assert!(words.contains(&fx.lib("libvigil.a")), "{words:?}");
-    assert_eq!(words.len(), 6 + 7, "{words:?}");
+    assert_eq!(words.len(), 7 + 7, "{words:?}");
 }
 
 #[test]
