@@ -18,6 +18,16 @@ else
   echo "runtime tests printed no summary"; failed=$((failed + 1)); status=1
 fi
 
+echo "== fuzzing the descriptor parser and automaton construction (libFuzzer)"
+"$ROOT/tests/fuzz/run.sh" "$BUILD" "${VIGIL_FUZZ_SECONDS:-20}" | tee "$log/fuzz" || status=1
+line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed' "$log/fuzz" | tail -1)
+if [ -n "$line" ]; then
+  passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
+  failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+else
+  echo "fuzzing printed no summary"; failed=$((failed + 1)); status=1
+fi
+
 echo "== lit end-to-end and compiler tests"
 VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$ROOT/tests/lit" 2>&1 | tee "$log/lit"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
