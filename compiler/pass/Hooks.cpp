@@ -112,20 +112,21 @@ bool Instrumenter::siteInline(unsigned A) const {
   return Some;
 }
 
-/// Row[Fs] from a constant table; a state past the row is SLOW (Row[0]).
+/// Row[Fs] from a constant table padded to 256 entries with SLOW, so the
+/// byte indexes it without a bounds check (one load on the hot path).
 Value *Instrumenter::lookup(IRBuilder<> &B, const std::vector<uint8_t> &Row,
                             Value *Fs) {
   GlobalVariable *&GV = RowGVs[Row];
   if (!GV) {
-    Constant *Init = ConstantDataArray::get(C, ArrayRef<uint8_t>(Row));
+    std::vector<uint8_t> Padded(Row);
+    Padded.resize(256, VIGIL_FAST_SLOW);
+    Constant *Init = ConstantDataArray::get(C, ArrayRef<uint8_t>(Padded));
     GV = new GlobalVariable(M, Init->getType(), true,
                             GlobalValue::PrivateLinkage, Init, "vigil.fast");
     GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
   }
-  Value *In = B.CreateICmpULT(B.CreateZExt(Fs, I32),
-                              ConstantInt::get(I32, Row.size()));
-  Value *Idx = B.CreateSelect(In, B.CreateZExt(Fs, I64), ConstantInt::get(I64, 0));
-  return B.CreateLoad(I8, B.CreateInBoundsGEP(I8, GV, Idx), "fast.next");
+  return B.CreateLoad(I8, B.CreateInBoundsGEP(I8, GV, B.CreateZExt(Fs, I64)),
+                      "fast.next");
 }
 
 /// Touching, inline (vigil/abi.h).  Continues in a new block left in B; an
@@ -171,33 +172,48 @@ std::vector<Step> Instrumenter::emitSteps(IRBuilder<> &B, unsigned A,
     if (S != SymSite && !((Host[A][Alt]->Au.alphabet >> S) & 1))
       continue;
     Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + Alt), "fast");
-    Value *N = lookup(B, S == SymSite ? siteRow(A, Alt) : eventRow(A, Alt, S), Fs);
-    Steps.push_back(Step{Alt, Fs, N});
+    std::vector<uint8_t> Row = S == SymSite ? siteRow(A, Alt) : eventRow(A, Alt, S);
+    Value *N = lookup(B, Row, Fs);
+    Steps.push_back(Step{Alt, Fs, N, std::move(Row)});
   }
   return Steps;
 }
 
-/// Stores the plain transitions (IGNORE leaves the state), records S in
+/// Stores the plain transitions (IGNORE leaves the state) and records S in
 /// ever[alt]; a single alternative entering "done" settles the instance.
+/// Only what a row can produce is emitted: `ever` words a failure at the
+/// site (the event named is one before the site), so only symbols before
+/// the site are recorded, and recording one in the done state (IGNORE) is
+/// harmless: nothing is named after it without a new window, which clears
+/// `ever`.
 void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
                              Value *Bound, Value *Inst, ArrayRef<Step> Steps,
                              BasicBlock *Ret) {
+  auto Has = [](const std::vector<uint8_t> &Row, unsigned V) {
+    return std::find(Row.begin(), Row.end(), uint8_t(V)) != Row.end();
+  };
   for (const Step &St : Steps) {
-    Value *Ign = B.CreateICmpEQ(St.Next, ConstantInt::get(I8, VIGIL_FAST_IGNORE));
-    B.CreateStore(B.CreateSelect(Ign, St.Fs, St.Next),
-                  at(B, Inst, VIGIL_HDR_FAST + St.Alt));
-    Value *EverP = at(B, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
-    Value *Bit = B.CreateSelect(Ign, ConstantInt::get(I64, 0),
-                                ConstantInt::get(I64, uint64_t(1) << S));
-    B.CreateStore(B.CreateOr(B.CreateLoad(I64, EverP), Bit), EverP);
+    Value *Next = St.Next;
+    if (Has(St.Row, VIGIL_FAST_IGNORE))
+      Next = B.CreateSelect(
+          B.CreateICmpEQ(St.Next, ConstantInt::get(I8, VIGIL_FAST_IGNORE)),
+          St.Fs, St.Next);
+    B.CreateStore(Next, at(B, Inst, VIGIL_HDR_FAST + St.Alt));
+    if (S != SymSite && ((Host[A][St.Alt]->Au.pre >> S) & 1)) {
+      Value *EverP = at(B, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
+      B.CreateStore(B.CreateOr(B.CreateLoad(I64, EverP),
+                               ConstantInt::get(I64, uint64_t(1) << S)),
+                    EverP);
+    }
   }
-  if (As[A].Alternatives.size() != 1 || Steps.size() != 1) {
+  unsigned DoneState = Host[A][0]->Au.nstates + 1u;
+  if (As[A].Alternatives.size() != 1 || Steps.size() != 1 ||
+      !Has(Steps[0].Row, DoneState)) {
     B.CreateBr(Ret);
     return;
   }
   Function *F = B.GetInsertBlock()->getParent();
   BasicBlock *Done = BasicBlock::Create(C, "done", F);
-  unsigned DoneState = Host[A][0]->Au.nstates + 1u;
   B.CreateCondBr(B.CreateICmpEQ(Steps[0].Next, ConstantInt::get(I8, DoneState)),
                  Done, Ret);
   B.SetInsertPoint(Done);
@@ -297,6 +313,60 @@ Function *Instrumenter::exitHook(unsigned G) {
   return Groups[G].Exit = F;
 }
 
+/// One alternative observes the symbol (the common case): a switch on its
+/// fast state, one case per distinct table entry, so each case stores a
+/// constant and knows at compile time whether it enters "done"; LLVM lowers
+/// a small switch to a compare chain and a large one to a jump table.
+/// Caps are compared where the runtime must decide on other values: on a
+/// plain transition of an event (phase 2), on an ignored site (a new
+/// tuple); a site that moves to phase 2 stores them.
+void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
+                              Value *Bound, Value *Inst, const Step &St,
+                              ArrayRef<std::pair<unsigned, Value *>> Caps,
+                              BasicBlock *Slow, BasicBlock *Ret) {
+  Function *F = B.GetInsertBlock()->getParent();
+  SwitchInst *Sw = B.CreateSwitch(St.Fs, Slow);
+  std::map<uint8_t, BasicBlock *> Cases;
+  unsigned DoneState = Host[A][St.Alt]->Au.nstates + 1u;
+  bool Single = As[A].Alternatives.size() == 1;
+  unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
+  for (unsigned Fs = 0; Fs < St.Row.size(); ++Fs) {
+    uint8_t V = St.Row[Fs];
+    if (V == VIGIL_FAST_SLOW)
+      continue;
+    BasicBlock *&BB = Cases[V];
+    if (!BB) {
+      BB = BasicBlock::Create(C, V == VIGIL_FAST_IGNORE ? "ignore" : "to", F);
+      IRBuilder<> CB(BB);
+      bool Compare = !Caps.empty() && ((S == SymSite) == (V == VIGIL_FAST_IGNORE));
+      if (Compare) {
+        BasicBlock *Go = BasicBlock::Create(C, "same", F);
+        CB.CreateCondBr(capturesDiffer(CB, A, Inst, Caps), Slow, Go);
+        CB.SetInsertPoint(Go);
+      }
+      if (V != VIGIL_FAST_IGNORE) {
+        if (S == SymSite)
+          for (auto &[I, W] : Caps)
+            CB.CreateStore(W, at(CB, Inst, Off + 8 * I));
+        CB.CreateStore(CB.getInt8(V), at(CB, Inst, VIGIL_HDR_FAST + St.Alt));
+        if (S != SymSite && ((Host[A][St.Alt]->Au.pre >> S) & 1)) {
+          Value *EverP = at(CB, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
+          CB.CreateStore(CB.CreateOr(CB.CreateLoad(I64, EverP),
+                                     ConstantInt::get(I64, uint64_t(1) << S)),
+                         EverP);
+        }
+        if (V == DoneState && Single) {
+          CB.CreateStore(ConstantInt::get(I8, 1), at(CB, Inst, VIGIL_HDR_SETTLED));
+          bump(CB, I64, at(CB, Inst, VIGIL_HDR_PASSES), 1);
+          bump(CB, I32, at(CB, Bound, offsetof(vigil_bound, pending)), -1);
+        }
+      }
+      CB.CreateBr(Ret);
+    }
+    Sw->addCase(B.getInt8(uint8_t(Fs)), BB);
+  }
+}
+
 /// The inline hook of symbol S; its parameters are the symbol's slot words.
 Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   auto Key = std::make_pair(A, S);
@@ -314,23 +384,34 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   Value *Inst = instance(B, A);
   emitTouch(B, A, Bound, Inst, Slow, Ret);
   std::vector<Step> Steps = emitSteps(B, A, S, Inst);
+  std::vector<std::pair<unsigned, Value *>> Caps;
+  for (unsigned I = 0; I < E.Values.size(); ++I)
+    if (E.Values[I].Kind == VAL_CAPTURE)
+      Caps.push_back({E.Values[I].Index, F->getArg(I)});
+  if (Steps.size() == 1) {
+    emitSwitch(B, A, S, Bound, Inst, Steps[0], Caps, Slow, Ret);
+    Apply->eraseFromParent();
+    return finishEventHook(F, A, S, Bound, Inst, Slow, Ret);
+  }
   Value *ToSlow = B.getFalse(), *Plain = B.getFalse();
   for (const Step &St : Steps) {
     ToSlow = B.CreateOr(ToSlow, B.CreateICmpEQ(St.Next, B.getInt8(VIGIL_FAST_SLOW)));
     Plain = B.CreateOr(Plain, B.CreateICmpNE(St.Next, B.getInt8(VIGIL_FAST_IGNORE)));
   }
   // Phase 2: another value than the captured one is the runtime's call.
-  std::vector<std::pair<unsigned, Value *>> Caps;
-  for (unsigned I = 0; I < E.Values.size(); ++I)
-    if (E.Values[I].Kind == VAL_CAPTURE)
-      Caps.push_back({E.Values[I].Index, F->getArg(I)});
   if (!Caps.empty())
     ToSlow = B.CreateOr(ToSlow, B.CreateAnd(Plain, capturesDiffer(B, A, Inst, Caps)));
   B.CreateCondBr(ToSlow, Slow, Apply);
   B.SetInsertPoint(Apply);
   emitApply(B, A, S, Bound, Inst, Steps, Ret);
+  return finishEventHook(F, A, S, Bound, Inst, Slow, Ret);
+}
 
-  B.SetInsertPoint(Slow);
+/// The runtime call of an event hook and its return.
+Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
+                                        Value *Bound, Value *Inst,
+                                        BasicBlock *Slow, BasicBlock *Ret) {
+  IRBuilder<> B(Slow);
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);
@@ -339,7 +420,7 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
-  return EventFns[Key] = F;
+  return EventFns[std::make_pair(A, S)] = F;
 }
 
 /// The inline site hook; its parameters are the captured values.
@@ -358,15 +439,20 @@ Function *Instrumenter::siteHook(unsigned A) {
   Value *Inst = instance(B, A);
   emitTouch(B, A, Bound, Inst, Slow, Ret);
   std::vector<Step> Steps = emitSteps(B, A, SymSite, Inst);
+  std::vector<std::pair<unsigned, Value *>> Caps;
+  for (unsigned I = 0; I < NCaps; ++I)
+    Caps.push_back({I, F->getArg(I)});
+  if (Steps.size() == 1) {
+    emitSwitch(B, A, SymSite, Bound, Inst, Steps[0], Caps, Slow, Ret);
+    Apply->eraseFromParent();
+    return finishSiteHook(F, A, Bound, Inst, Slow, Ret);
+  }
   Value *ToSlow = B.getFalse(), *Ignored = B.getFalse();
   for (const Step &St : Steps) {
     ToSlow = B.CreateOr(ToSlow, B.CreateICmpEQ(St.Next, B.getInt8(VIGIL_FAST_SLOW)));
     Ignored = B.CreateOr(Ignored, B.CreateICmpEQ(St.Next, B.getInt8(VIGIL_FAST_IGNORE)));
   }
   // Past the site (or done), another value tuple is a new check.
-  std::vector<std::pair<unsigned, Value *>> Caps;
-  for (unsigned I = 0; I < NCaps; ++I)
-    Caps.push_back({I, F->getArg(I)});
   if (NCaps)
     ToSlow = B.CreateOr(ToSlow, B.CreateAnd(Ignored, capturesDiffer(B, A, Inst, Caps)));
   B.CreateCondBr(ToSlow, Slow, Apply);
@@ -376,8 +462,14 @@ Function *Instrumenter::siteHook(unsigned A) {
   for (unsigned I = 0; I < NCaps; ++I)
     B.CreateStore(F->getArg(I), at(B, Inst, Off + 8 * I));
   emitApply(B, A, SymSite, Bound, Inst, Steps, Ret);
+  return finishSiteHook(F, A, Bound, Inst, Slow, Ret);
+}
 
-  B.SetInsertPoint(Slow);
+/// The runtime call of a site hook (with the captures) and its return.
+Function *Instrumenter::finishSiteHook(Function *F, unsigned A, Value *Bound,
+                                       Value *Inst, BasicBlock *Slow,
+                                       BasicBlock *Ret) {
+  IRBuilder<> B(Slow);
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);

@@ -93,6 +93,7 @@ struct FieldCandidate {
 struct Step {
   unsigned Alt;
   llvm::Value *Fs, *Next;
+  std::vector<uint8_t> Row; // the table Next was read from
 };
 
 class Instrumenter {
@@ -188,6 +189,16 @@ private:
                                   Words);
   llvm::Function *enterHook(unsigned G);
   llvm::Function *exitHook(unsigned G);
+  void emitSwitch(llvm::IRBuilder<> &B, unsigned A, unsigned S,
+                  llvm::Value *Bound, llvm::Value *Inst, const Step &St,
+                  llvm::ArrayRef<std::pair<unsigned, llvm::Value *>> Caps,
+                  llvm::BasicBlock *Slow, llvm::BasicBlock *Ret);
+  llvm::Function *finishEventHook(llvm::Function *F, unsigned A, unsigned S,
+                                  llvm::Value *Bound, llvm::Value *Inst,
+                                  llvm::BasicBlock *Slow, llvm::BasicBlock *Ret);
+  llvm::Function *finishSiteHook(llvm::Function *F, unsigned A,
+                                 llvm::Value *Bound, llvm::Value *Inst,
+                                 llvm::BasicBlock *Slow, llvm::BasicBlock *Ret);
   llvm::Function *eventHook(unsigned A, unsigned S);
   llvm::Function *siteHook(unsigned A);
   llvm::Value *wordBuffer(llvm::IRBuilder<> &B,
