@@ -19,12 +19,14 @@
 //
 // Types renamed by the IR linker ("struct.object.12") match their record.
 // The hook gets the struct's address (the store address minus the field
-// offset), the new value, and for a change (+= / -=) the old one with a
-// flag saying there is one: a store computed from the field's own load
-// (`f += x`, `f++`, `f = f - 1` at -O0) or an atomic add/sub.  A plain
-// store is never a change: reading the old value there would make valgrind
-// report every first initialisation of the field, and "o->f = 5" is not
-// what "o->f += 1" asks about.
+// offset), the new value, and for a change (+= / -=) the old one: the
+// program's own load when the store computes from it (`f += x`, `f++`),
+// the value of an atomic add/sub, or (TESLA's rule for any store) a load
+// just before a plain store.  That last load may read a field that was
+// never initialised (the store initialises it), which memcheck reports
+// where the comparison branches: those stores call an out-of-line hook,
+// `__vigil_point.<struct>.<offset>.plain`, so that one suppression
+// (valgrind/vigil.supp) covers them without hiding the program's errors.
 //
 //===----------------------------------------------------------------------===//
 #include "Pass.h"
@@ -328,10 +330,21 @@ void Instrumenter::instrumentStore(const FieldRef &R) {
   locate(B, I);
   Value *Addr, *NewW, *OldW = ConstantInt::get(I64, 0);
   Value *HasOld = ConstantInt::get(I64, 0);
+  bool OutOfLine = false;
   if (auto *SI = dyn_cast<StoreInst>(I)) {
     Addr = SI->getPointerOperand();
-    // `f += x` already loaded the old value; a plain store has none.
-    if (LoadInst *L = NeedOld ? oldValueLoad(SI) : nullptr) {
+    if (NeedOld) {
+      // `f += x` already loaded the old value; a plain store loads it now
+      // (TESLA's rule: the store matches `+= k` when new == old + k).
+      LoadInst *L = oldValueLoad(SI);
+      if (!L) {
+        L = B.CreateAlignedLoad(SI->getValueOperand()->getType(), Addr,
+                                SI->getAlign(), "vigil.old");
+        L->setVolatile(SI->isVolatile());
+        if (SI->isAtomic())
+          L->setAtomic(AtomicOrdering::Monotonic, SI->getSyncScopeID());
+        OutOfLine = true;
+      }
       OldW = toWord(B, L);
       HasOld = ConstantInt::get(I64, 1);
     }
@@ -342,18 +355,17 @@ void Instrumenter::instrumentStore(const FieldRef &R) {
     Addr = RMW->getPointerOperand();
     B.SetInsertPoint(RMW->getNextNode());
     Value *V = RMW->getValOperand();
-    bool Change = RMW->getOperation() == AtomicRMWInst::Add ||
-                  RMW->getOperation() == AtomicRMWInst::Sub;
     Value *New = RMW->getOperation() == AtomicRMWInst::Add   ? B.CreateAdd(RMW, V)
                  : RMW->getOperation() == AtomicRMWInst::Sub ? B.CreateSub(RMW, V)
                                                              : V;
     OldW = toWord(B, RMW);
     NewW = toWord(B, New);
-    HasOld = ConstantInt::get(I64, Change ? 1 : 0);
+    HasOld = ConstantInt::get(I64, 1);
   }
   Value *Base = B.CreateSub(B.CreatePtrToInt(Addr, I64),
                             ConstantInt::get(I64, P.Offset), "vigil.base");
-  B.CreateCall(pointHook(R.Point, 0, false, ""), {Base, NewW, OldW, HasOld});
+  B.CreateCall(pointHook(R.Point, 0, false, "", OutOfLine),
+               {Base, NewW, OldW, HasOld});
 }
 
 } // namespace pass

@@ -209,7 +209,8 @@ private:
   bool slotsUsable(const vigil::Event &E, unsigned NArgs, bool HasRet,
                    llvm::StringRef Where);
   llvm::Function *pointHook(unsigned P, unsigned NArgs, bool HasRet,
-                            llvm::StringRef Where);
+                            llvm::StringRef Where,
+                            bool OutOfLine = false);
   llvm::Value *slotWord(llvm::IRBuilder<> &B, llvm::Function *F,
                         const vigil::Event &E, const vigil::Value &V,
                         unsigned NArgs, llvm::BasicBlock *Skip);

@@ -77,9 +77,8 @@ Value *Instrumenter::slotWord(IRBuilder<> &B, Function *F, const vigil::Event &E
       return ConstantInt::get(I64, 0);
     Value *New = F->getArg(1), *Old = F->getArg(2);
     if (E.Op != OP_ASSIGN) {
-      // Only a store computed from the field's own old value (or an atomic
-      // add/sub) is a change; a plain store is not, and its old value is
-      // not read (it may be uninitialised: memcheck would object).
+      // The caller says whether it has the old value (Fields.cpp: always
+      // when an observer of the point needs it).
       BasicBlock *Change = BasicBlock::Create(C, "change", F);
       B.CreateCondBr(B.CreateICmpEQ(F->getArg(3), ConstantInt::get(I64, 0)),
                      Skip, Change);
@@ -166,9 +165,9 @@ void Instrumenter::emitObserver(IRBuilder<> &B, Function *F, const Observer &O,
 
 /// The hook of point P for a signature of NArgs words (+ the return word).
 Function *Instrumenter::pointHook(unsigned PI, unsigned NArgs, bool HasRet,
-                                  StringRef Where) {
+                                  StringRef Where, bool OutOfLine) {
   Point &P = Points[PI];
-  unsigned Key = P.Field ? 0 : NArgs * 2 + HasRet;
+  unsigned Key = P.Field ? unsigned(OutOfLine) : NArgs * 2 + HasRet;
   if (Function *F = P.Hooks[Key])
     return F;
   unsigned NW = P.Field ? 4 : NArgs + 1;
@@ -176,7 +175,12 @@ Function *Instrumenter::pointHook(unsigned PI, unsigned NArgs, bool HasRet,
       P.Field ? "__vigil_point." + P.Record + "." + std::to_string(P.Offset)
               : "__vigil_point." + P.Function + (P.AtReturn ? ".return" : ".entry") +
                     (P.CallerSide ? ".caller" : "");
-  Function *F = newHook(Name, std::vector<Type *>(NW, I64));
+  Function *F = newHook(Name + (OutOfLine ? ".plain" : ""),
+                        std::vector<Type *>(NW, I64));
+  if (OutOfLine) {
+    F->removeFnAttr(Attribute::AlwaysInline);
+    F->addFnAttr(Attribute::NoInline);
+  }
   IRBuilder<> B(BasicBlock::Create(C, "entry", F));
   for (const Observer &O : P.Obs)
     if (P.Field || slotsUsable(*O.Ev, NArgs, HasRet, Where))
