@@ -17,15 +17,15 @@ CC := $(LLVM_BIN)/clang
 export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
 
 DEBS := clang-19 llvm-19-dev libclang-19-dev lld-19 llvm-19-tools graphviz \
-        valgrind python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+        valgrind gdb libclang-rt-19-dev python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUNTIME_SRC := $(wildcard runtime/*.c)
 RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/runtime/%.o,$(RUNTIME_SRC))
-RUNTIME_CFLAGS := -std=c11 -O2 -g -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude -MMD -MP
+RUNTIME_CFLAGS := -std=c11 -O2 -g -fdebug-default-version=4 -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude -MMD -MP
 
 .PHONY: all deps build runtime compiler cli bpf test test-runtime test-lit test-cli \
-        demo bench bench-kernel bench-deps clean
+        demo bench bench-kernel bench-deps bench-compare clean
 
 all: build
 
@@ -80,9 +80,26 @@ cli: deps
 test: build $(BUILD)/tests/test_engine
 	@tests/run-all.sh "$(BUILD)"
 
-$(BUILD)/tests/test_engine: tests/runtime/test_engine.c tests/runtime/automaton_builder.h $(BUILD)/lib/libvigil.a
+# Runtime unit and property tests: C++17, linked with the model (assertions
+# are built and compiled as the plugin and the pass do) and libvigil.
+TEST_RT_SRC := tests/runtime/test_engine.cpp tests/runtime/harness.cpp \
+               tests/runtime/oracle.cpp tests/runtime/tables.cpp
+TEST_MODEL_SRC := $(addprefix compiler/model/,Event.cpp Pattern.cpp Nfa.cpp Automaton.cpp \
+                  Assertion.cpp Descriptor.cpp)
+TEST_RT_OBJ := $(patsubst %.cpp,$(BUILD)/obj/test-engine/%.o,$(TEST_RT_SRC) $(TEST_MODEL_SRC))
+TEST_CXXFLAGS = $(shell llvm-config-19 --cxxflags) -fexceptions -std=c++17 -O1 -g -Wall -Wno-unused-parameter \
+                -Iinclude -Icompiler/model -Itests/runtime -MMD -MP
+
+$(BUILD)/obj/test-engine/%.o: %.cpp | deps
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -g -O1 -Wall -Iinclude -Iruntime $< $(BUILD)/lib/libvigil.a -lpthread -o $@
+	$(LLVM_BIN)/clang++ $(TEST_CXXFLAGS) -c $< -o $@
+
+-include $(TEST_RT_OBJ:.o=.d)
+
+$(BUILD)/tests/test_engine: $(TEST_RT_OBJ) $(BUILD)/lib/libvigil.a
+	@mkdir -p $(dir $@)
+	$(LLVM_BIN)/clang++ $(TEST_RT_OBJ) $(BUILD)/lib/libvigil.a \
+	  $(shell llvm-config-19 --ldflags) -lLLVM-19 -lpthread -o $@
 
 test-runtime: $(BUILD)/tests/test_engine
 	$(BUILD)/tests/test_engine
@@ -116,6 +133,16 @@ $(BUILD)/.bench-deps-ok: | deps
 bench: build bench-deps
 	python3 bench/run.py --build-dir "$(BUILD)/bench" --vigil-cc "$(BUILD)/bin/vigil-cc"
 	python3 bench/kernel/run.py --vigil "$(BUILD)/bin/vigil"
+
+# Before/after on A-M: builds git revision BASE (default: the last commit)
+# in a worktree under build/ and runs both side by side (bench/compare.py).
+BASE ?= HEAD
+bench-compare: build bench-deps
+	rm -rf $(BUILD)/base-src && git worktree prune
+	git worktree add --detach $(BUILD)/base-src $(BASE)
+	$(MAKE) -C $(BUILD)/base-src build
+	python3 bench/compare.py --base $(BUILD)/base-src/build/bin/vigil-cc --new $(BUILD)/bin/vigil-cc
+	git worktree remove --force $(BUILD)/base-src
 
 # Kernel monitors only: verifying vs tracing, offline checker speed.
 bench-kernel: build bench-deps

@@ -20,6 +20,7 @@ struct vg_config vg_config = {.on_failure = VG_ABORT,
                               .store_limit = 1u << 20};
 extern size_t vg_memory_limit;
 void vg_stats_at_exit(void);
+void __vigil_test_configure(int algorithm, size_t store_limit, int on_failure);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init(void);
@@ -109,3 +110,14 @@ void vg_config_init(void) {
  * still call vg_config_init (a no-op by then) for programs whose
  * constructors run instrumented code before this one. */
 __attribute__((constructor)) static void config_at_load(void) { vg_config_init(); }
+
+/* For the runtime's unit tests (tests/runtime): configuration without the
+ * environment.  algorithm: enum vg_algorithm; store_limit 0 keeps it. */
+void __vigil_test_configure(int algorithm, size_t store_limit, int on_failure) {
+  vg_config_init();
+  vg_config.algorithm = algorithm;
+  if (store_limit)
+    vg_config.store_limit = store_limit; /* exact, unlike the variable */
+  vg_config.on_failure = on_failure;
+  vg_config.backtrace = 0;
+}

@@ -64,8 +64,8 @@ void __vigil_bound_exit(struct vigil_bound *b, int global) {
     b->pending = 0;
     b->gen++; /* even: outside */
   }
-  if (b->depth > 0)
-    b->depth--;
+  if (b->depth > 0) /* atomic: the entry points peek at it without the lock */
+    __atomic_store_n(&b->depth, b->depth - 1, __ATOMIC_RELAXED);
   if (global)
     unlock(b);
 }
@@ -103,6 +103,17 @@ void __vigil_event(struct vigil_assertion *a, struct vigil_bound *b,
   vg_config_init();
   int global = is_global(a);
   ENTER(b, global);
-  vg_engine_event(a, b, instance, event >> 8, event & 0xffu, values);
+  vg_engine_event(a, b, instance, event, values);
   LEAVE(b, global);
+}
+
+/* Struct automata: objects.c keeps the instances (and locks global ones). */
+void __vigil_object_event(struct vigil_assertion *a, uint32_t symbol,
+                          const uint64_t *values) {
+  if (busy || vg_thread_exited)
+    return;
+  vg_config_init();
+  busy = 1;
+  vg_objects_event(a, symbol, values);
+  busy = 0;
 }

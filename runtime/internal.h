@@ -1,12 +1,14 @@
 /*
- * internal.h — libvigil's private data structures.
+ * internal.h — libvigil's private data structures (ABI v3).
  *
  * An assertion's instance (per-thread TLS or global, allocated by the pass,
- * zero-initialised, VIGIL_INSTANCE_BYTES(nalts) bytes) is a vg_header
- * followed by one vg_alt per top-level OR alternative.  Everything else the
- * runtime needs (captured values, temporal stores, deferred failures) hangs
- * off those two structs and is allocated once per thread, on first use
- * ("warm-up"), then reused for every later bound.
+ * zero-initialised, VIGIL_INSTANCE_BYTES(nalts, ncaptures) bytes) is a
+ * vg_header, one vg_alt per top-level OR alternative, then the captured
+ * values.  Each alternative is a DFA (vigil/abi.h); the engine steps it.
+ * What one alternative needs beyond 64 bytes (keyed checks, free-variable
+ * candidates, the temporal store, a deferred failure) hangs off vg_alt.x,
+ * allocated once per thread on first use ("warm-up") and reused in every
+ * later bound.
  */
 #ifndef VIGIL_INTERNAL_H
 #define VIGIL_INTERNAL_H
@@ -28,15 +30,17 @@ struct vg_config {
   int stats;            /* VIGIL_STATS=1      */
   int backtrace;        /* VIGIL_BACKTRACE!=0 */
   int report_fd;        /* VIGIL_REPORT, -1 if unset */
-  int precise;          /* VIGIL_PRECISE=0: compare value hashes only (§4.2.6) */
+  int precise;          /* kept for VIGIL_PRECISE (values are always compared exactly) */
   size_t store_limit;   /* max entries of one temporal store */
 };
 extern struct vg_config vg_config;
 void vg_config_init(void); /* idempotent, thread-safe */
 
+static inline uint64_t vg_bit(unsigned i) { return 1ull << i; }
+
 /* ---- instance layout ----------------------------------------------------- */
-/* Bytes 0..47 are shared with the inline fast path (vigil/abi.h gives the
- * offsets); the rest is the runtime's. */
+/* Bytes 0..43 and 64..127 are shared with the inline fast path (vigil/abi.h
+ * gives the offsets); 44..63 are the runtime's. */
 struct vg_header {
   uint64_t gen;            /* bound gen when last touched; 0: never (here) */
   struct vg_header *next;  /* next touched instance of this bound */
@@ -44,35 +48,36 @@ struct vg_header {
   uint64_t bounds;         /* statistics: bounds touched */
   uint64_t passes;         /* statistics: bounds passed */
   uint8_t settled;         /* nothing left for the second bound */
-  uint8_t dropped;         /* this bound's instance was dropped (no memory) */
+  uint8_t dropped;         /* this bound's verdict is unknowable (limits) */
   uint8_t reported;        /* a violation was reported in this bound */
-  uint8_t site;            /* the site was reached in this bound */
+  uint8_t site;            /* the runtime saw the site in this bound */
   uint32_t events;         /* statistics: events that reached the runtime */
   uint64_t clock;          /* timestamps of recorded occurrences */
   struct vigil_assertion *assertion; /* set when first touched */
+  uint64_t ever[8];        /* per alternative: symbols seen (fast path too) */
 };
 
 /* vg_alt.status bits */
 enum {
-  VG_ALT_DISABLED = 1,  /* guideline: checked once, or failed: quiet till end */
-  VG_ALT_FAILED = 2,    /* a violation was found in this bound */
-  VG_ALT_SITE = 4       /* the site was reached in this bound */
+  VG_A_SITE = 1,       /* the site was reached in this bound: phase 1 decided */
+  VG_A_PRE_FAILED = 2, /* forward: phase 1 failed (reported once) */
+  VG_A_RECORDING = 4,  /* mixed: recording from `saved` since a Post event */
+  VG_A_FAILED = 8      /* some check of this alternative failed this bound */
 };
 
-struct vg_failure;
-struct vg_store;
+struct vg_altx;
 
 struct vg_alt {
-  uint64_t gen;              /* == header gen once initialised for this bound */
-  uint8_t cur;               /* index of the last event taken (0: first bound) */
-  uint8_t status;            /* VG_ALT_* */
-  uint8_t reserved0[6];
-  uint64_t seen;             /* OR-block members taken in the current block */
-  uint64_t early;            /* post-site events seen before the site */
-  uint64_t ever;             /* events observed in this bound */
-  uint64_t rec_base;         /* non-static: occurrences <= this are forgotten */
-  struct vg_store *store;    /* non-static: temporal store */
-  struct vg_failure *failure;/* deferred report (top-level OR) */
+  uint64_t gen;         /* == header gen once initialised for this bound */
+  uint16_t state;       /* forward: the phase-1 state before the first site */
+  uint16_t saved;       /* mixed: the state recording started from */
+  uint8_t status;       /* VG_A_* */
+  uint8_t reserved0;
+  uint16_t nchecks;     /* keyed checks in x->checks */
+  uint64_t saved_ever;  /* mixed: ever when recording started */
+  uint64_t rec_base;    /* occurrences with ts <= rec_base are forgotten */
+  struct vg_altx *x;    /* per-thread (or global) memory, reused */
+  uint64_t reserved[3];
 };
 
 _Static_assert(sizeof(struct vg_header) == VIGIL_INSTANCE_HEADER_BYTES,
@@ -83,7 +88,8 @@ _Static_assert(offsetof(struct vg_header, fast) == VIGIL_HDR_FAST &&
                    offsetof(struct vg_header, bounds) == VIGIL_HDR_BOUNDS &&
                    offsetof(struct vg_header, passes) == VIGIL_HDR_PASSES &&
                    offsetof(struct vg_header, settled) == VIGIL_HDR_SETTLED &&
-                   offsetof(struct vg_header, next) == VIGIL_HDR_NEXT,
+                   offsetof(struct vg_header, next) == VIGIL_HDR_NEXT &&
+                   offsetof(struct vg_header, ever) == VIGIL_HDR_EVER,
                "vg_header must match the fast-path offsets of vigil/abi.h");
 _Static_assert(sizeof(struct vigil_bound) == 64, "vigil_bound is 64 bytes");
 
@@ -95,40 +101,133 @@ static inline struct vg_alt *vg_alts(void *instance) {
   return (struct vg_alt *)((char *)instance + VIGIL_INSTANCE_HEADER_BYTES);
 }
 
+/* ---- failures (engine.c derives them, report.c prints them) ------------- */
+enum vg_reason {
+  VG_R_MISSING_BEFORE_SITE,  /* a required event never happened before the site */
+  VG_R_WRONG_ORDER,          /* events happened, but not in the required order */
+  VG_R_EARLY_EVENT,          /* an event expected after the site came before it */
+  VG_R_MISSING_AFTER_SITE,   /* a required event after the site never came */
+  VG_R_UNEXPECTED_EVENT,     /* strict mode: an event that is not a transition */
+  VG_R_SITE_NOT_REACHED,     /* strict mode: the bound ended before the site */
+  VG_R_NO_ALTERNATIVE        /* top-level OR: every alternative failed */
+};
+
+struct vg_failure {
+  int reason;                /* enum vg_reason */
+  int alternative;
+  int event;                 /* symbol concerned, -1 if none */
+  int has_values;            /* values: observed words of `event` */
+  int has_tuple;             /* tuple: the check's captured values */
+  uint8_t bound;             /* free variables bound in `binding` */
+  int has_key;               /* struct automata: the object's KEY value */
+  uint64_t key;
+  uint64_t expected;         /* symbols that were allowed (need) */
+  uint64_t values[VIGIL_MAX_VALUES];
+  uint64_t tuple[VIGIL_MAX_CAPTURES];
+  uint64_t binding[VIGIL_MAX_FREE];
+};
+
+/* ---- candidates and keyed checks (engine.c, checks.c) -------------------- */
+/* One way the alternative may be matching: a DFA state and, for free
+ * variables, the values bound so far (existential: one passing suffices). */
+struct vg_cand {
+  uint16_t state;
+  uint8_t bound;        /* free variables bound (bit per variable) */
+  uint8_t dead;         /* failed; kept so its binding is not tried again */
+  uint8_t reserved[4];
+  uint64_t ever;        /* symbols taken since the window began */
+  uint64_t binding[VIGIL_MAX_FREE];
+};
+
+/* vg_check.status */
+enum { VG_K_DONE = 1, VG_K_FAILED = 2 };
+
+/* One value tuple's check in this bound (guideline and conditional). */
+struct vg_check {
+  uint64_t tuple[VIGIL_MAX_CAPTURES];
+  uint8_t status;
+  uint16_t ncand;
+  uint16_t wild;                 /* captures the tuple does not fix (strict, no site) */
+  struct vg_cand *cand;          /* capacity x->candcap */
+  struct vg_failure last;        /* free variables: the best dead candidate */
+  int has_last;
+};
+
+#define VG_MAX_CANDIDATES 32
+
+struct vg_store;
+struct vg_altx {
+  struct vg_check *checks;
+  uint16_t capchecks, candcap;
+  int global;
+  struct vg_store *store;
+  struct vg_failure failure;     /* top-level OR: the first failure */
+  int has_failure;
+};
+
+/* Step result of one candidate. */
+enum { VG_STEP_OK = 0, VG_STEP_FAIL = 1, VG_STEP_NEWPASS = 2 };
+
+/* engine.c: the DFA step and the verdicts it implies */
+int vg_cand_step(const struct vigil_assertion *a, unsigned ai,
+                 struct vg_cand *c, unsigned s, const uint64_t *values,
+                 struct vg_failure *f);
+int vg_cand_end(const struct vigil_assertion *a, unsigned ai,
+                const struct vg_cand *c, struct vg_failure *f);
+int vg_is_done(const struct vigil_assertion *a, unsigned ai, unsigned state);
+void vg_failure_init(struct vg_failure *f, unsigned ai, int reason, int event,
+                     uint64_t expected);
+
+/* checks.c: keyed checks and free-variable candidates */
+struct vg_ctx {
+  struct vigil_assertion *a;
+  struct vigil_bound *b;
+  struct vg_header *h;
+  unsigned ai;
+  struct vg_alt *alt;
+};
+struct vg_check *vg_check_find(struct vg_ctx *c, const uint64_t *tuple);
+struct vg_check *vg_check_new(struct vg_ctx *c, const uint64_t *tuple,
+                              unsigned state, uint64_t ever);
+/* Whether `values` of symbol s carry `tuple` in their CAPTURE slots (the
+ * captures in `wild` match any value). */
+int vg_tuple_matches(const struct vigil_assertion *a, unsigned s,
+                     const uint64_t *values, const uint64_t *tuple, unsigned wild);
+/* Feeds symbol s to one check (capture filter, free-variable forks). */
+void vg_check_event(struct vg_ctx *c, struct vg_check *k, unsigned s,
+                    const uint64_t *values);
+void vg_check_end(struct vg_ctx *c, struct vg_check *k);
+int vg_ensure_x(struct vg_ctx *c);
+/* A failure of alternative ai: report now (one alternative) or keep it for
+ * the end of the bound (top-level OR). */
+void vg_alt_fail(struct vg_ctx *c, struct vg_failure *f);
+
+/* replay.c: recording alternatives */
+int vg_records(const struct vigil_automaton *au, const struct vg_alt *alt);
+void vg_record(struct vg_ctx *c, unsigned s, const uint64_t *values);
+void vg_replay_site(struct vg_ctx *c, const uint64_t *tuple);
+void vg_strict_unreached(struct vg_ctx *c);
+
 /* ---- temporal stores (store.c) ------------------------------------------- */
-/* One occurrence: which event, when, and the values of its captured slots
- * (other slots zero) — the key the site will look for. */
 struct vg_occurrence {
   uint64_t ts;
-  uint8_t event;
+  uint8_t sym;
   uint8_t reserved[7];
   uint64_t vals[VIGIL_MAX_VALUES];
 };
 
-/* Returns 0, or -1 when the store could not grow (instance dropped). */
-int vg_store_record(struct vg_alt *alt, int global, uint64_t gen,
-                    uint8_t event, uint64_t ts, const uint64_t *key);
-/* Feeds the occurrences newer than `after`, newest first, to `step` until it
- * returns 0.  Occurrences are filtered: only those whose key equals
- * `keys[event]` are fed (static events have all-zero keys).  For the tags
- * store at most the two newest occurrences of each key exist, which is all
- * the walk in engine.c can consume (see there).  Returns -1 when the walk
- * wanted occurrences the store no longer has (history truncated). */
-typedef int (*vg_step_fn)(void *ctx, uint8_t event, uint64_t ts);
-int vg_store_walk(struct vg_alt *alt, const struct vigil_automaton *au,
-                  uint64_t gen, uint64_t after, const uint64_t (*keys)[VIGIL_MAX_VALUES],
-                  uint64_t interest, vg_step_fn step, void *ctx);
-
-/* Whether `event` with `key` occurred after timestamp `after`. */
-int vg_store_seen(struct vg_alt *alt, uint64_t gen, uint64_t after,
-                  uint8_t event, const uint64_t *key);
-
-/* Key of an occurrence as observed: the captured slots' values, rest 0. */
-void vg_key_observed(const struct vigil_event_desc *ev, const uint64_t *values,
-                     uint64_t *key);
-/* Key the site expects for an event, from the captured values. */
-void vg_key_expected(const struct vigil_event_desc *ev, const uint64_t *captures,
-                     uint64_t *key);
+/* Starts an empty store for a new window (lazily cleared). */
+void vg_store_reset(struct vg_store *s);
+/* Returns 0, or -1 when memory is exhausted. */
+int vg_store_record(struct vg_altx *x, int tags, const struct vigil_event_desc *ev,
+                    unsigned sym, uint64_t ts, const uint64_t *values);
+/* The occurrences newer than `after` that `keep` accepts, in timestamp
+ * order, into out[0..*n) (allocated by vg_alloc, reused).  *exact_from is
+ * the timestamp from which the list is complete (0: complete). */
+typedef int (*vg_keep_fn)(void *ctx, const struct vg_occurrence *o);
+int vg_store_collect(struct vg_altx *x, int tags, uint64_t after, vg_keep_fn keep,
+                     void *ctx, struct vg_occurrence **out, size_t *n,
+                     uint64_t *exact_from);
 
 /* ---- memory (alloc.c) ---------------------------------------------------- */
 /* Zeroed memory owned by the calling thread's registry and released when the
@@ -144,43 +243,17 @@ struct vg_assertion_rt {
   atomic_uint_fast64_t instances, events, passes, failures, dropped;
 };
 struct vg_assertion_rt *vg_rt(struct vigil_assertion *a);
-/* First touch of an instance on this thread (or ever, global): list it so
- * its counters are summed by vigil_get_totals and saved at thread exit. */
 void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global);
-/* At the end of a bound, for an instance the runtime looked at. */
 void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h);
-/* Thread exit: fold this thread's instances' counters into the totals. */
+void vg_stats_dropped(struct vigil_assertion *a);
 void vg_stats_thread_exit(void);
 
 /* ---- reports (report.c) -------------------------------------------------- */
-enum vg_reason {
-  VG_R_MISSING_BEFORE_SITE,  /* a required event never happened before the site */
-  VG_R_WRONG_ORDER,          /* events happened, but not in the required order */
-  VG_R_EARLY_EVENT,          /* an event expected after the site came before it */
-  VG_R_MISSING_AFTER_SITE,   /* a required event after the site never came */
-  VG_R_UNEXPECTED_EVENT,     /* strict mode: an event that is not a transition */
-  VG_R_SITE_NOT_REACHED,     /* strict mode: the bound ended before the site */
-  VG_R_NO_ALTERNATIVE        /* top-level OR: every alternative failed */
-};
+/* Reports failures[0..n) of one assertion as one violation (n > 1: every
+ * alternative failed).  `h` may be NULL (struct automata). */
+void vg_report(struct vigil_assertion *a, struct vg_header *h,
+               const struct vg_failure *const *failures, int n);
 
-struct vg_failure {
-  int reason;                /* enum vg_reason */
-  int alternative;
-  int event;                 /* event concerned, -1 if none */
-  int has_values;            /* values below are the observed ones */
-  uint64_t values[VIGIL_MAX_VALUES];
-  uint64_t expected;         /* mask of events that were allowed */
-};
-
-/* Reports one failure now (single alternative) or records it for the end
- * of the bound (top-level OR).  Applies VIGIL_ON_FAILURE. */
-void vg_fail(struct vigil_assertion *a, void *instance, struct vg_failure *f);
-/* At the end of a bound of a top-level-OR assertion: report if every
- * alternative failed. */
-void vg_report_group(struct vigil_assertion *a, void *instance);
-
-/* Violations that are not an assertion's (monitors): `v` is filled by the
- * caller except the thread; see report.c.  Applies VIGIL_ON_FAILURE. */
 void vg_report_violation(struct vigil_violation *v, const char *heading,
                          const char *const *lines, const char *const *tail,
                          const char *json);
@@ -193,20 +266,17 @@ void vg_bprintf(struct vg_buf *b, const char *fmt, ...)
 void vg_bjson(struct vg_buf *b, const char *s); /* a JSON string literal */
 
 /* ---- monitors (monitor.c) ------------------------------------------------ */
-/* Adds the monitors' counts to `t` (events, failures, dropped and the
- * monitor_* fields). */
 void vg_monitor_totals(struct vigil_totals *t);
-/* VIGIL_STATS / count mode: one line per monitor. */
 void vg_monitor_print_stats(int count_mode);
 
-/* ---- the engine (engine.c) ----------------------------------------------- */
+/* ---- the engine's entry points (instance.c, objects.c) ------------------- */
 void vg_engine_bound_enter(struct vigil_bound *b);
-/* The outermost exit: checks every touched instance not yet settled. */
 void vg_engine_settle(struct vigil_bound *b);
 void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
                     void *instance, const uint64_t *captures);
 void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
-                     void *instance, unsigned alt, unsigned event,
-                     const uint64_t *values);
+                     void *instance, unsigned symbol, const uint64_t *values);
+void vg_objects_event(struct vigil_assertion *a, unsigned symbol,
+                      const uint64_t *values);
 
 #endif /* VIGIL_INTERNAL_H */

@@ -80,41 +80,69 @@ static void format_value(struct buf *b, uint64_t v) {
     bprintf(b, "0x%llx", (unsigned long long)v);
 }
 
+/* The values a report names: the observed words of the event (when the
+ * failure has them), else the captured values the event had to carry;
+ * then the bindings of free variables. */
 static void format_values(struct buf *b, const struct vigil_assertion *a,
                           const struct vigil_event_desc *ev,
-                          const struct vg_failure *f, const uint64_t *captures) {
+                          const struct vg_failure *f) {
   const char *sep = "";
-  for (unsigned i = 0; i < ev->nvalues; i++) {
+  unsigned shown = 0; /* captures already named */
+  for (unsigned i = 0; ev && i < ev->nvalues; i++) {
     const struct vigil_value_desc *v = &ev->values[i];
     uint64_t val;
+    if (v->kind == VIGIL_VAL_CAPTURE && !f->has_values)
+      shown |= 1u << v->index;
     if (f->has_values)
       val = f->values[i];
-    else if (v->kind == VIGIL_VAL_CAPTURE && captures)
-      val = captures[v->capture];
+    else if (v->kind == VIGIL_VAL_CAPTURE && f->has_tuple)
+      val = f->tuple[v->index];
+    else if (v->kind == VIGIL_VAL_KEY && f->has_key)
+      val = f->key;
     else if (v->kind == VIGIL_VAL_CONST)
       val = v->constant;
     else
       continue; /* ANY, not observed: nothing to say */
-    if (v->is_return)
-      bprintf(b, "%sreturn value", sep);
-    else if (f->has_values || v->kind != VIGIL_VAL_CAPTURE)
-      bprintf(b, "%sargument %u (%s)", sep, v->arg_index + 1, v->text);
-    else
+    if (!f->has_values && (v->kind == VIGIL_VAL_CAPTURE || v->kind == VIGIL_VAL_KEY))
       bprintf(b, "%s%s", sep, v->text);
+    else if (v->role == VIGIL_ROLE_RETURN)
+      bprintf(b, "%sreturn value", sep);
+    else if (v->role == VIGIL_ROLE_BASE)
+      bprintf(b, "%sobject (%s)", sep, v->text);
+    else if (v->role == VIGIL_ROLE_VALUE)
+      bprintf(b, "%svalue (%s)", sep, v->text);
+    else
+      bprintf(b, "%sargument %u (%s)", sep, v->arg_index + 1, v->text);
     bprintf(b, " = ");
     format_value(b, val);
     sep = ", ";
   }
-  (void)a;
+  /* the check's captured values: which tuple failed */
+  for (unsigned c = 0; f->has_tuple && c < a->ncaptures; c++)
+    if (!(shown & (1u << c)) && a->capture_texts) {
+      bprintf(b, "%s%s = ", sep, a->capture_texts[c]);
+      format_value(b, f->tuple[c]);
+      sep = ", ";
+    }
+  for (unsigned x = 0; x < a->nfree && x < VIGIL_MAX_FREE; x++)
+    if (f->bound & (1u << x)) {
+      bprintf(b, "%s%s = ", sep, a->free_texts ? a->free_texts[x] : "?");
+      format_value(b, f->binding[x]);
+      sep = ", ";
+    }
 }
 
-static void format_expected(struct buf *b, const struct vigil_automaton *au,
+static const char *symbol_text(const struct vigil_assertion *a, unsigned s) {
+  const struct vigil_event_desc *ev = &a->symbols[s];
+  return ev->kind == VIGIL_EV_SITE ? "TESLA_ASSERTION_SITE" : ev->text;
+}
+
+static void format_expected(struct buf *b, const struct vigil_assertion *a,
                             uint64_t mask) {
   const char *sep = "";
-  for (unsigned e = 0; e < au->nevents; e++)
+  for (unsigned e = VIGIL_SYM_SITE; e < a->nsymbols; e++)
     if (mask & (1ull << e)) {
-      const struct vigil_event_desc *ev = &au->events[e];
-      bprintf(b, "%s%s", sep, ev->kind == VIGIL_EV_SITE ? "TESLA_ASSERTION_SITE" : ev->text);
+      bprintf(b, "%s%s", sep, symbol_text(a, e));
       sep = " | ";
     }
 }
@@ -218,20 +246,20 @@ struct sub {
 };
 
 static void describe(struct sub *s, const struct vigil_assertion *a,
-                     const struct vg_failure *f, const uint64_t *captures) {
-  const struct vigil_automaton *au = &a->alternatives[f->alternative];
+                     const struct vg_failure *f) {
   memset(s, 0, sizeof *s);
   s->alternative = a->nalternatives > 1 ? f->alternative : -1;
   s->reason = reason_codes[f->reason];
   const char *evtext = "";
-  if (f->event >= 0) {
-    const struct vigil_event_desc *ev = &au->events[f->event];
-    evtext = ev->kind == VIGIL_EV_SITE ? "TESLA_ASSERTION_SITE" : ev->text;
-    format_values(&s->values, a, ev, f, captures);
+  const struct vigil_event_desc *ev = NULL;
+  if (f->event >= 0 && f->event < a->nsymbols) {
+    ev = &a->symbols[f->event];
+    evtext = symbol_text(a, (unsigned)f->event);
   }
+  format_values(&s->values, a, ev, f);
   bprintf(&s->event, "%s", evtext);
-  explain(&s->reason_text, f, f->event >= 0 ? evtext : "");
-  format_expected(&s->expected, au, f->expected);
+  explain(&s->reason_text, f, evtext);
+  format_expected(&s->expected, a, f->expected);
 }
 
 static void release(struct sub *s) {
@@ -242,17 +270,17 @@ static void release(struct sub *s) {
 }
 
 /* Reports failures[0..n) of one assertion as one violation. */
-static void report(struct vigil_assertion *a, void *instance,
-                   struct vg_failure *const *failures, int n) {
-  struct vg_header *h = instance;
+void vg_report(struct vigil_assertion *a, struct vg_header *h,
+               const struct vg_failure *const *failures, int n) {
   struct vg_assertion_rt *rt = vg_rt(a);
   if (rt)
     atomic_fetch_add_explicit(&rt->failures, 1, memory_order_relaxed);
-  h->reported = 1;
+  if (h)
+    h->reported = 1;
 
   struct sub subs[VIGIL_MAX_ALTERNATIVES];
   for (int i = 0; i < n; i++)
-    describe(&subs[i], a, failures[i], a->ncaptures ? vg_captures(a, instance) : NULL);
+    describe(&subs[i], a, failures[i]);
   long tid = (long)gettid();
   char tname[32] = "";
   pthread_getname_np(pthread_self(), tname, sizeof tname);
@@ -339,36 +367,6 @@ static void report(struct vigil_assertion *a, void *instance,
   for (int i = 0; i < n; i++)
     release(&subs[i]);
   abort_if_asked();
-}
-
-void vg_fail(struct vigil_assertion *a, void *instance, struct vg_failure *f) {
-  struct vg_alt *alt = &vg_alts(instance)[f->alternative];
-  alt->status |= VG_ALT_FAILED | VG_ALT_DISABLED;
-  if (a->nalternatives == 1) {
-    struct vg_failure *one = f;
-    report(a, instance, &one, 1);
-    return;
-  }
-  /* top-level OR: decided at the end of the bound, when all are in */
-  if (!alt->failure)
-    alt->failure = vg_alloc(sizeof *alt->failure, 1);
-  if (alt->failure)
-    *alt->failure = *f;
-}
-
-void vg_report_group(struct vigil_assertion *a, void *instance) {
-  struct vg_header *h = instance;
-  struct vg_failure *fs[VIGIL_MAX_ALTERNATIVES];
-  int n = 0;
-  for (unsigned i = 0; i < a->nalternatives; i++) {
-    struct vg_alt *alt = &vg_alts(instance)[i];
-    if (alt->gen != h->gen || !(alt->status & VG_ALT_FAILED))
-      return; /* this alternative held (or never ran): the assertion holds */
-    if (!alt->failure)
-      return; /* no memory to describe it: counted as dropped below */
-    fs[n++] = alt->failure;
-  }
-  report(a, instance, fs, n);
 }
 
 /* A violation that is not an assertion's (monitors, runtime/monitor.c): the

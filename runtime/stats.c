@@ -10,21 +10,20 @@
 #include "internal.h"
 #include "vigil/fastpath.h"
 
-/* header.fast[] on touch: the pass decides with the same function. */
+/* header.fast[] on touch: 1 where the pass inlined the alternative; the
+ * pass decides with the same function (vigil/fastpath.h). */
 static void fast_init(struct vigil_assertion *a, uint8_t *out) {
+  uint64_t statics = 0;
+  for (unsigned s = 0; s < a->nsymbols; s++)
+    if (a->symbols[s].flags & VIGIL_EF_STATIC)
+      statics |= 1ull << s;
   for (unsigned i = 0; i < a->nalternatives && i < 8; i++) {
-    const struct vigil_automaton *au = &a->alternatives[i];
-    uint64_t succ[VIGIL_MAX_EVENTS], orb[VIGIL_MAX_EVENTS];
-    uint8_t flags[VIGIL_MAX_EVENTS];
-    for (unsigned e = 0; e < au->nevents && e < VIGIL_MAX_EVENTS; e++) {
-      succ[e] = au->events[e].successors;
-      orb[e] = au->events[e].or_block;
-      flags[e] = au->events[e].flags;
-    }
-    struct vigil_fast_model m = {succ, orb, flags, au->nevents, au->site, a->mode};
-    out[i] = (uint8_t)vigil_fast_eligible(&m);
+    struct vigil_fast_model m = {&a->alternatives[i], statics, a->nsymbols, a->mode};
+    out[i] = (uint8_t)(a->fast && a->kind == VIGIL_KIND_INLINE && vigil_fast_eligible(&m));
   }
 }
+
+uint64_t __vigil_test_dropped(struct vigil_assertion *a);
 
 static _Atomic(struct vg_assertion_rt *) registry;
 
@@ -115,12 +114,15 @@ void vg_stats_thread_exit(void) {
   pthread_mutex_unlock(&live_lock);
 }
 
+void vg_stats_dropped(struct vigil_assertion *a) {
+  struct vg_assertion_rt *rt = vg_rt(a);
+  if (rt)
+    atomic_fetch_add_explicit(&rt->dropped, 1, memory_order_relaxed);
+}
+
 void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h) {
-  if (h->dropped) {
-    struct vg_assertion_rt *rt = vg_rt(a);
-    if (rt)
-      atomic_fetch_add_explicit(&rt->dropped, 1, memory_order_relaxed);
-  }
+  if (h->dropped)
+    vg_stats_dropped(a); /* an unknowable verdict: said, never guessed */
 }
 
 /* One assertion's totals: exited threads plus live instances. */
@@ -183,4 +185,11 @@ void vg_stats_at_exit(void) {
                 (unsigned long long)atomic_load(&rt->failures));
     vg_monitor_print_stats(1);
   }
+}
+
+/* For the runtime's unit tests: instances of `a` dropped so far (the
+ * verdict was unknowable: store or candidate limits, memory). */
+uint64_t __vigil_test_dropped(struct vigil_assertion *a) {
+  struct vg_assertion_rt *rt = a->runtime;
+  return rt ? atomic_load(&rt->dropped) : 0;
 }

@@ -1,0 +1,636 @@
+//===- harness.cpp - building assertions and driving libvigil on traces ---===//
+#include "harness.h"
+
+#include "vigil/runtime.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+extern "C" void __vigil_test_configure(int algorithm, size_t store_limit,
+                                       int on_failure);
+extern "C" uint64_t __vigil_test_dropped(vigil_assertion *a);
+
+static uint64_t LastDropped;
+uint64_t FastInline, FastSlow; // the fast path model: events kept inline, runtime calls
+uint64_t lastDropped() { return LastDropped; }
+
+using namespace vigil;
+
+// ---- reports ----------------------------------------------------------------
+static std::mutex ReportLock;
+static std::vector<std::string> Reasons, Lines;
+
+static void handler(const vigil_violation *V, void *) {
+  std::lock_guard<std::mutex> G(ReportLock);
+  Reasons.push_back(V->reason);
+  Lines.push_back(std::string(V->reason) + " event=" + V->event + " values=" +
+                  V->values + " allowed=" + V->expected);
+}
+
+void harnessInit() {
+  vigil_set_handler(handler, nullptr);
+  __vigil_test_configure(0, size_t(1) << 20, 1 /* log */);
+}
+
+std::vector<std::string> takeReports() {
+  std::lock_guard<std::mutex> G(ReportLock);
+  std::vector<std::string> R;
+  R.swap(Reasons);
+  return R;
+}
+
+static std::string LastLines;
+std::string lastReports() { return LastLines; }
+
+// ---- patterns -----------------------------------------------------------------
+namespace {
+
+struct PatternParser {
+  const std::string &S;
+  size_t P = 0;
+  Assertion &A;
+  Variant V;
+  std::vector<bool> &AutoK;
+
+  PatternParser(const std::string &S, Assertion &A, Variant V, std::vector<bool> &AutoK)
+      : S(S), A(A), V(V), AutoK(AutoK) {}
+
+  void ws() {
+    while (P < S.size() && S[P] == ' ')
+      ++P;
+  }
+  bool peek(char C) {
+    ws();
+    return P < S.size() && S[P] == C;
+  }
+  void expect(char C) {
+    if (!peek(C))
+      throw std::runtime_error(std::string("expected ") + C + " in " + S);
+    ++P;
+  }
+  unsigned number() {
+    ws();
+    size_t Q = P;
+    while (P < S.size() && isdigit((unsigned char)S[P]))
+      ++P;
+    if (Q == P)
+      throw std::runtime_error("expected a number in " + S);
+    return unsigned(std::stoul(S.substr(Q, P - Q)));
+  }
+
+  unsigned index(std::vector<std::string> &Names, const std::string &N) {
+    for (size_t I = 0; I < Names.size(); ++I)
+      if (Names[I] == N)
+        return unsigned(I);
+    Names.push_back(N);
+    return unsigned(Names.size() - 1);
+  }
+
+  Value arg(const std::string &T, unsigned I) {
+    Value V;
+    V.Text = T;
+    V.ArgIndex = uint8_t(I);
+    if (T == "_") {
+      V.Kind = VAL_ANY;
+    } else if (T == "@") {
+      V.Kind = VAL_KEY;
+    } else if (T[0] == '$') {
+      V.Kind = VAL_FREE;
+      V.Index = uint8_t(index(A.Free, T.substr(1)));
+      V.Text = T.substr(1);
+    } else if (isdigit((unsigned char)T[0])) {
+      V.Kind = VAL_CONST;
+      V.Constant = std::stoull(T);
+    } else {
+      V.Kind = VAL_CAPTURE;
+      V.Index = uint8_t(index(A.Captures, T));
+    }
+    return V;
+  }
+
+  Node symbol() {
+    size_t Q = P;
+    while (P < S.size() && isalnum((unsigned char)S[P]))
+      ++P;
+    std::string Name = S.substr(Q, P - Q);
+    if (Name == "S")
+      return Node::site();
+    Event E;
+    E.Kind = EV_CALL;
+    E.Function = Name;
+    E.Text = Name;
+    if (P < S.size() && S[P] == '(') {
+      size_t End = S.find(')', P);
+      std::string Args = S.substr(P + 1, End - P - 1);
+      E.Text = Name + "(" + Args + ")";
+      P = End + 1;
+      unsigned I = 0;
+      size_t From = 0;
+      while (From <= Args.size()) {
+        size_t Comma = Args.find(',', From);
+        std::string T = Args.substr(From, Comma == std::string::npos ? std::string::npos
+                                                                      : Comma - From);
+        while (!T.empty() && T[0] == ' ')
+          T.erase(0, 1);
+        E.Values.push_back(arg(T, I++));
+        if (Comma == std::string::npos)
+          break;
+        From = Comma + 1;
+      }
+    }
+    int Sym = A.addSymbol(E);
+    if (Sym < 0)
+      throw std::runtime_error("too many symbols");
+    return Node::sym(unsigned(Sym), E.Text);
+  }
+
+  Node atom() {
+    ws();
+    if (peek('(') || peek('<')) {
+      char Close = S[P] == '(' ? ')' : '>';
+      Node N;
+      N.K = S[P] == '(' ? Node::Or : Node::Xor;
+      ++P;
+      N.Kids.push_back(seq());
+      while (peek('|')) {
+        ++P;
+        N.Kids.push_back(seq());
+      }
+      expect(Close);
+      if (N.Kids.size() == 1)
+        return N.Kids[0];
+      return N;
+    }
+    if (peek('[')) {
+      ++P;
+      Node N = seq();
+      expect(']');
+      return N;
+    }
+    if (P < S.size() && isupper((unsigned char)S[P]))
+      return symbol();
+    throw std::runtime_error("unexpected '" + S.substr(P) + "' in " + S);
+  }
+
+  Node item() {
+    Node N = atom();
+    for (;;) {
+      if (P < S.size() && S[P] == '?') {
+        ++P;
+        N = Node::repeat(0, 1, {N});
+      } else if (P < S.size() && S[P] == '*') {
+        ++P;
+        N = Node::repeat(0, Unbounded, {N});
+      } else if (P < S.size() && S[P] == '+') {
+        ++P;
+        N = Node::repeat(1, Unbounded, {N});
+      } else if (P < S.size() && S[P] == '{') {
+        ++P;
+        unsigned Min = number(), Max = Min;
+        if (peek(',')) {
+          ++P;
+          Max = peek('}') ? Unbounded : number();
+        }
+        expect('}');
+        N = Node::repeat(Min, Max, {N});
+      } else {
+        return N;
+      }
+    }
+  }
+
+  Node seq() {
+    std::vector<Node> Items;
+    for (;;) {
+      ws();
+      if (P >= S.size() || strchr(")|]>#", S[P]))
+        break;
+      Items.push_back(item());
+    }
+    return Node::seq(Items);
+  }
+};
+
+void addBounds(Assertion &A, bool Struct) {
+  Event B0, B1, Site;
+  B0.Kind = EV_START;
+  B1.Kind = EV_END;
+  B0.Function = Struct ? "<" : "[";
+  B1.Function = Struct ? ">" : "]";
+  B0.Text = Struct ? "init(@)" : "start";
+  B1.Text = Struct ? "destroy(@)" : "end";
+  if (Struct) {
+    Value K;
+    K.Kind = VAL_KEY;
+    K.Text = "o";
+    B0.Values.push_back(K);
+    B1.Values.push_back(K);
+  }
+  Site.Kind = EV_SITE;
+  Site.Text = "TESLA_ASSERTION_SITE";
+  A.Symbols = {B0, B1, Site};
+}
+
+/// The variant: a value slot in front of the chosen symbols' arguments.
+void applyVariant(Assertion &A, Variant V, Built &B) {
+  B.AutoK.assign(A.Symbols.size(), false);
+  if (V == V_PLAIN)
+    return;
+  uint64_t Pre = 0, Post = 0;
+  for (Automaton &Au : A.Alternatives) {
+    Node PreN, PostN;
+    splitAtSite(flatten(Au.Pattern), PreN, PostN);
+    Pre |= symbolsOf(PreN);
+    Post |= symbolsOf(PostN);
+  }
+  uint64_t Chosen = V == V_MIXED ? Post & ~Pre : Pre;
+  Chosen &= ~uint64_t(7);
+  unsigned K = 0;
+  if (V != V_FREE && Chosen) {
+    K = unsigned(A.Captures.size());
+    A.Captures.push_back("k");
+    B.SiteK = true;
+  } else if (V == V_FREE && Chosen) {
+    K = unsigned(A.Free.size());
+    A.Free.push_back("x");
+  }
+  for (unsigned S = 3; S < A.Symbols.size(); ++S) {
+    if (!((Chosen >> S) & 1))
+      continue;
+    Event &E = A.Symbols[S];
+    for (Value &X : E.Values)
+      X.ArgIndex++;
+    Value X;
+    X.Kind = V == V_FREE ? VAL_FREE : VAL_CAPTURE;
+    X.Index = uint8_t(K);
+    X.Text = V == V_FREE ? "x" : "k";
+    E.Values.insert(E.Values.begin(), X);
+    E.Text = E.Function + "(" + X.Text + (E.Text.find('(') != std::string::npos
+                                               ? ", " + E.Text.substr(E.Text.find('(') + 1)
+                                               : ")");
+    B.AutoK[S] = true;
+  }
+}
+
+} // namespace
+
+Built buildAssertion(const std::string &Pattern, unsigned Mode, Variant V,
+                     bool Global, bool Inline, uint32_t Id) {
+  Built B;
+  Assertion A;
+  A.Kind = AK_INLINE;
+  A.Location = "test.c:" + std::to_string(Id + 1) + ":3";
+  A.Text = Pattern;
+  A.Mode = uint8_t(Mode);
+  A.Locality = Global ? GLOBAL : PERTHREAD;
+  addBounds(A, false);
+  try {
+    PatternParser PP(Pattern, A, V, B.AutoK);
+    for (;;) {
+      Automaton Au;
+      size_t From = PP.P;
+      Au.Pattern = PP.seq();
+      Au.Text = Pattern.substr(From, PP.P - From);
+      while (!Au.Text.empty() && Au.Text.back() == ' ')
+        Au.Text.pop_back();
+      while (!Au.Text.empty() && Au.Text[0] == ' ')
+        Au.Text.erase(0, 1);
+      A.Alternatives.push_back(Au);
+      if (!PP.peek('#'))
+        break;
+      ++PP.P;
+    }
+  } catch (std::exception &E) {
+    B.Err = E.what();
+    return B;
+  }
+  applyVariant(A, V, B);
+  if (!compile(A, B.Err))
+    return B;
+  B.T = std::make_unique<Tables>();
+  buildTables(A, Id, Inline, *B.T);
+  return B;
+}
+
+Built buildStruct(const std::string &Body, bool Global, uint32_t Id) {
+  Built B;
+  Assertion A;
+  A.Kind = AK_STRUCT;
+  A.Location = "test.c:" + std::to_string(Id + 1) + ":1";
+  A.Text = "TESLA_STRUCT_AUTOMATON(o, " + Body + ")";
+  A.Mode = MODE_STRICT;
+  A.Locality = Global ? GLOBAL : PERTHREAD;
+  addBounds(A, true);
+  try {
+    PatternParser PP(Body, A, V_PLAIN, B.AutoK);
+    Automaton Au;
+    Au.Text = Body;
+    Au.Pattern = Node::seq({Node::site(), PP.seq()});
+    A.Alternatives.push_back(Au);
+  } catch (std::exception &E) {
+    B.Err = E.what();
+    return B;
+  }
+  B.AutoK.assign(A.Symbols.size(), false);
+  if (!compile(A, B.Err))
+    return B;
+  B.T = std::make_unique<Tables>();
+  buildTables(A, Id, false, *B.T);
+  return B;
+}
+
+std::vector<Tok> parseTrace(const std::string &Trace) {
+  std::vector<Tok> R;
+  size_t P = 0;
+  while (P < Trace.size()) {
+    if (Trace[P] == ' ') {
+      ++P;
+      continue;
+    }
+    Tok T;
+    if (Trace[P] == '[' || Trace[P] == ']') {
+      T.Kind = Trace[P] == '[' ? Tok::Enter : Tok::Exit;
+      ++P;
+      R.push_back(T);
+      continue;
+    }
+    size_t Q = P;
+    while (P < Trace.size() && (isalnum((unsigned char)Trace[P]) || Trace[P] == '<' ||
+                                Trace[P] == '>'))
+      ++P;
+    T.Name = Trace.substr(Q, P - Q);
+    if (T.Name.empty())
+      throw std::runtime_error("bad trace " + Trace);
+    T.Kind = T.Name == "S" ? Tok::Site : Tok::Event;
+    if (P < Trace.size() && Trace[P] == '(') {
+      size_t End = Trace.find(')', P);
+      std::string Args = Trace.substr(P + 1, End - P - 1);
+      P = End + 1;
+      size_t From = 0;
+      while (From < Args.size()) {
+        size_t Comma = Args.find(',', From);
+        T.Args.push_back(std::stoull(Args.substr(From, Comma - From)));
+        if (Comma == std::string::npos)
+          break;
+        From = Comma + 1;
+      }
+    }
+    if (P < Trace.size() && Trace[P] == '~') {
+      T.Noise = true;
+      ++P;
+    }
+    R.push_back(T);
+  }
+  return R;
+}
+
+// ---- the driver -------------------------------------------------------------
+namespace {
+
+struct Instance {
+  void *Mem;
+  explicit Instance(void *M) : Mem(M) {}
+  uint8_t *bytes() { return static_cast<uint8_t *>(Mem); }
+  uint64_t &gen() { return *reinterpret_cast<uint64_t *>(bytes() + VIGIL_HDR_GEN); }
+  uint8_t *fast() { return bytes() + VIGIL_HDR_FAST; }
+  uint64_t *ever() { return reinterpret_cast<uint64_t *>(bytes() + VIGIL_HDR_EVER); }
+  uint64_t *captures(const vigil_assertion &A) {
+    return reinterpret_cast<uint64_t *>(bytes() + VIGIL_CAPTURES_OFFSET(A.nalternatives));
+  }
+};
+
+/// The inline fast path, as the pass emits it.
+struct FastPath {
+  Tables &T;
+  vigil_bound &B;
+  Instance &I;
+
+  /// Touching (vigil/abi.h); false: the runtime must be called.
+  bool touch() {
+    if (I.gen() == B.gen)
+      return true;
+    if (I.gen() == 0)
+      return false; // never on this thread: the runtime registers it
+    I.gen() = B.gen;
+    *reinterpret_cast<void **>(I.bytes() + VIGIL_HDR_NEXT) = B.touched;
+    B.touched = I.Mem;
+    for (unsigned A = 0; A < 8; ++A) {
+      I.fast()[A] = T.FastInit[A];
+      I.ever()[A] = 0;
+    }
+    memset(I.bytes() + VIGIL_HDR_FLAGS, 0, 4);
+    ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_BOUNDS);
+    ++B.pending;
+    return true;
+  }
+
+  bool pastSite(unsigned Alt, unsigned F) {
+    const vigil_automaton &Au = T.Alts[Alt];
+    return F == vigil_fast_done(&T.Models[Alt]) ||
+           (F >= 1 && F <= Au.nstates && (Au.states[F - 1].flags & VIGIL_SF_PAST_SITE));
+  }
+
+  void apply(const std::vector<unsigned> &R, unsigned S) {
+    unsigned N = T.A.nalternatives;
+    for (unsigned A = 0; A < N; ++A) {
+      if (R[A] == VIGIL_FAST_IGNORE)
+        continue;
+      I.ever()[A] |= uint64_t(1) << S;
+      I.fast()[A] = uint8_t(R[A]);
+      if (N == 1 && R[A] == vigil_fast_done(&T.Models[A])) {
+        I.bytes()[VIGIL_HDR_SETTLED] = 1;
+        ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
+        --B.pending;
+      }
+    }
+  }
+
+  void event(unsigned S, const uint64_t *V) {
+    if (B.depth == 0)
+      return;
+    if (!touch()) {
+      __vigil_event(&T.A, &B, I.Mem, S, V);
+      return;
+    }
+    const vigil_event_desc &E = T.Events[S];
+    std::vector<unsigned> R(T.A.nalternatives);
+    bool Slow = false;
+    for (unsigned A = 0; A < T.A.nalternatives; ++A) {
+      unsigned F = I.fast()[A];
+      R[A] = vigil_fast_next(&T.Models[A], F, S);
+      if (R[A] != VIGIL_FAST_SLOW && R[A] != VIGIL_FAST_IGNORE && pastSite(A, F))
+        for (unsigned K = 0; K < E.nvalues; ++K)
+          if (E.values[K].kind == VIGIL_VAL_CAPTURE &&
+              V[K] != I.captures(T.A)[E.values[K].index])
+            R[A] = VIGIL_FAST_SLOW; // another tuple's event: the runtime decides
+      Slow |= R[A] == VIGIL_FAST_SLOW;
+    }
+    if (Slow) {
+      ++FastSlow;
+      __vigil_event(&T.A, &B, I.Mem, S, V);
+    } else {
+      ++FastInline;
+      apply(R, S);
+    }
+  }
+
+  void site(const uint64_t *Caps) {
+    if (B.depth == 0)
+      return;
+    if (!touch()) {
+      __vigil_site_reached(&T.A, &B, I.Mem, Caps);
+      return;
+    }
+    std::vector<unsigned> R(T.A.nalternatives);
+    bool Slow = false;
+    bool Same = !T.A.ncaptures ||
+                !memcmp(Caps, I.captures(T.A), 8 * T.A.ncaptures);
+    for (unsigned A = 0; A < T.A.nalternatives; ++A) {
+      unsigned F = I.fast()[A];
+      R[A] = vigil_fast_site(&T.Models[A], F);
+      if (R[A] != VIGIL_FAST_SLOW && pastSite(A, F) && !Same)
+        R[A] = VIGIL_FAST_SLOW;
+      Slow |= R[A] == VIGIL_FAST_SLOW;
+    }
+    if (Slow) {
+      ++FastSlow;
+      __vigil_site_reached(&T.A, &B, I.Mem, Caps); // the instance's captures stay
+      return;
+    }
+    ++FastInline;
+    if (T.A.ncaptures)
+      memcpy(I.captures(T.A), Caps, 8 * T.A.ncaptures);
+    apply(R, VIGIL_SYM_SITE);
+  }
+};
+
+/// The symbols a trace event is: every symbol of that function whose
+/// constant slots hold (the pass checks CONST inline).
+void fire(Built &Bt, const Tok &Tk, std::vector<std::pair<unsigned, std::vector<uint64_t>>> &Out) {
+  Tables &T = *Bt.T;
+  for (unsigned S = 0; S < T.A.nsymbols; ++S) {
+    const vigil_event_desc &E = T.Events[S];
+    if (!E.function || Tk.Name != E.function)
+      continue;
+    std::vector<uint64_t> Args = Tk.Args;
+    if (S < Bt.AutoK.size() && Bt.AutoK[S])
+      Args.insert(Args.begin(), Tk.Noise ? 8 : 7);
+    std::vector<uint64_t> V(E.nvalues);
+    bool OK = true;
+    for (unsigned K = 0; K < E.nvalues && OK; ++K) {
+      const vigil_value_desc &D = E.values[K];
+      uint64_t W = D.arg_index < Args.size() ? Args[D.arg_index] : 0;
+      OK = D.kind != VIGIL_VAL_CONST || W == D.constant;
+      V[K] = W;
+    }
+    if (OK)
+      Out.push_back({S, V});
+  }
+}
+
+} // namespace
+
+std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
+                                  const Config &C) {
+  Tables &T = *Bt.T;
+  __vigil_test_configure(C.Algorithm, C.Limit ? C.Limit : size_t(1) << 20, 1);
+  takeReports();
+  {
+    std::lock_guard<std::mutex> G(ReportLock);
+    Lines.clear();
+  }
+  T.A.fast = 0;
+  for (unsigned A = 0; A < 8; ++A)
+    T.FastInit[A] = 0;
+  T.A.runtime = nullptr; // fast_init is computed on first use
+  uint8_t Fast = 0;
+  if (C.Fast && T.A.kind == VIGIL_KIND_INLINE && T.A.locality == VIGIL_PERTHREAD)
+    for (unsigned A = 0; A < T.A.nalternatives; ++A)
+      Fast |= uint8_t(vigil_fast_eligible(&T.Models[A]));
+  T.A.fast = Fast;
+  for (unsigned A = 0; A < T.A.nalternatives; ++A)
+    T.FastInit[A] = uint8_t(Fast && vigil_fast_eligible(&T.Models[A]));
+  if (!Bt.Inst) {
+    size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
+    void *M = aligned_alloc(64, N);
+    memset(M, 0, N);
+    // Never freed: the runtime's statistics keep a pointer to it (as they
+    // do to a program's thread-local instances while the thread runs).
+    Bt.Inst = std::shared_ptr<void>(M, [](void *) {});
+    Bt.Bound = std::make_shared<vigil_bound>();
+    memset(Bt.Bound.get(), 0, sizeof(vigil_bound));
+  }
+  vigil_bound &B = *Bt.Bound;
+  Instance I(Bt.Inst.get());
+  FastPath FP{T, B, I};
+  int Global = T.A.locality == VIGIL_GLOBAL;
+  for (const Tok &Tk : Trace) {
+    switch (Tk.Kind) {
+    case Tok::Enter:
+      __vigil_bound_enter(&B, Global);
+      break;
+    case Tok::Exit:
+      __vigil_bound_exit(&B, Global);
+      break;
+    case Tok::Site: {
+      std::vector<uint64_t> Caps(T.A.ncaptures, 0);
+      for (size_t K = 0; K < Tk.Args.size() && K < Caps.size(); ++K)
+        Caps[K] = Tk.Args[K];
+      if (Bt.SiteK)
+        Caps.back() = Tk.Noise ? 8 : 7; // "S~": another tuple
+      if (Fast)
+        FP.site(Caps.data());
+      else
+        __vigil_site_reached(&T.A, &B, I.Mem, Caps.data());
+      break;
+    }
+    case Tok::Event: {
+      std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;
+      fire(Bt, Tk, Fired);
+      for (auto &[S, V] : Fired) {
+        if (Fast)
+          FP.event(S, V.data());
+        else
+          __vigil_event(&T.A, &B, I.Mem, S, V.data());
+      }
+      break;
+    }
+    }
+  }
+  // The runtime keeps a pointer to its bookkeeping: make the next run of
+  // this assertion (another configuration) start afresh.
+  LastDropped = __vigil_test_dropped(&T.A);
+  T.A.runtime = nullptr;
+  {
+    std::lock_guard<std::mutex> G(ReportLock);
+    LastLines.clear();
+    for (const std::string &L : Lines)
+      LastLines += "      " + L + "\n";
+  }
+  return takeReports();
+}
+
+std::vector<std::string> runObjects(Built &Bt, const std::vector<Tok> &Trace) {
+  takeReports();
+  {
+    std::lock_guard<std::mutex> G(ReportLock);
+    Lines.clear();
+  }
+  for (const Tok &Tk : Trace) {
+    std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;
+    fire(Bt, Tk, Fired);
+    for (auto &[S, V] : Fired)
+      __vigil_object_event(&Bt.T->A, S, V.data());
+  }
+  {
+    std::lock_guard<std::mutex> G(ReportLock);
+    LastLines.clear();
+    for (const std::string &L : Lines)
+      LastLines += "      " + L + "\n";
+  }
+  return takeReports();
+}
