@@ -17,10 +17,12 @@ struct vg_config vg_config = {.on_failure = VG_ABORT,
                               .backtrace = 1,
                               .report_fd = -1,
                               .precise = 1,
+                              .shortcuts = 1,
                               .store_limit = 1u << 20};
 extern size_t vg_memory_limit;
 void vg_stats_at_exit(void);
-void __vigil_test_configure(int algorithm, size_t store_limit, int on_failure);
+void __vigil_test_configure(int algorithm, size_t store_limit, int on_failure,
+                            int shortcuts);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init(void);
@@ -67,6 +69,10 @@ static void init(void) {
     else if (!strcmp(v, "1")) vg_config.precise = 1;
     else bad("VIGIL_PRECISE", v, "0 or 1");
   }
+  /* the compiler's switch: a program built and run with it makes every
+   * transition in the generic engine (tests compare the two) */
+  if ((v = getenv("VIGIL_FAST_PATH")) && !strcmp(v, "0"))
+    vg_config.shortcuts = 0;
   if ((v = getenv("VIGIL_STATS")) && *v)
     vg_config.stats = strcmp(v, "0") != 0;
   if ((v = getenv("VIGIL_BACKTRACE")) && *v)
@@ -113,8 +119,10 @@ __attribute__((constructor)) static void config_at_load(void) { vg_config_init()
 
 /* For the runtime's unit tests (tests/runtime): configuration without the
  * environment.  algorithm: enum vg_algorithm; store_limit 0 keeps it. */
-void __vigil_test_configure(int algorithm, size_t store_limit, int on_failure) {
+void __vigil_test_configure(int algorithm, size_t store_limit, int on_failure,
+                            int shortcuts) {
   vg_config_init();
+  vg_config.shortcuts = shortcuts;
   vg_config.algorithm = algorithm;
   if (store_limit)
     vg_config.store_limit = store_limit; /* exact, unlike the variable */

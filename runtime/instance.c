@@ -71,6 +71,43 @@ static void reclaim(struct vg_ctx *c) {
   }
 }
 
+void vg_fail_lazily(struct vigil_assertion *a, struct vg_header *h, unsigned ai,
+                    unsigned state, unsigned s, const uint64_t *values) {
+  struct vg_ctx c = {.a = a, .h = h, .ai = ai, .alt = &vg_alts(h)[ai]};
+  alt_init(&c);
+  struct vg_alt *alt = c.alt;
+  alt->status = VG_A_LAZY;
+  alt->state = (uint16_t)state;
+  alt->saved_ever = h->ever[ai];
+  alt->lazy_symbol = (uint8_t)s;
+  unsigned n = s == VIGIL_SYM_SITE ? 0 : a->symbols[s].nvalues;
+  for (unsigned i = 0; i < n && i < VG_LAZY_MAX_VALUES; i++)
+    alt->lazy_values[i] = values[i];
+  h->fast[ai] = 0;
+}
+
+/* What the generic engine would have done when the lazy failure happened:
+ * the first arrival at the site in a state where it is no transition, or
+ * a static event with no transition before the site. */
+static void materialise(struct vg_ctx *c) {
+  struct vg_alt *alt = c->alt;
+  unsigned s = alt->lazy_symbol;
+  alt->status &= (uint8_t)~VG_A_LAZY;
+  if (s == VIGIL_SYM_SITE) {
+    struct vg_check *k = vg_check_new(c, vg_captures(c->a, c->h), alt->state,
+                                      alt->saved_ever);
+    if (k)
+      vg_check_event(c, k, VIGIL_SYM_SITE, NULL);
+    alt->status |= VG_A_PRE_FAILED | VG_A_SITE;
+    return;
+  }
+  struct vg_cand cd = {.state = alt->state, .ever = alt->saved_ever};
+  struct vg_failure f;
+  vg_cand_step(c->a, c->ai, &cd, s, alt->lazy_values, &f);
+  alt->status |= VG_A_PRE_FAILED;
+  vg_alt_fail(c, &f);
+}
+
 static void alt_get(struct vg_ctx *c, struct vigil_assertion *a,
                     struct vigil_bound *b, struct vg_header *h, unsigned ai) {
   c->a = a;
@@ -79,6 +116,8 @@ static void alt_get(struct vg_ctx *c, struct vigil_assertion *a,
   c->ai = ai;
   c->alt = &vg_alts(h)[ai];
   alt_init(c);
+  if (c->alt->status & VG_A_LAZY)
+    materialise(c);
   reclaim(c);
 }
 
@@ -87,7 +126,7 @@ static void handback(struct vg_ctx *c) {
   struct vg_assertion_rt *rt = c->a->runtime;
   struct vg_alt *alt = c->alt;
   struct vg_header *h = c->h;
-  if (!c->a->fast || !rt || !rt->fast_init[c->ai] || h->dropped ||
+  if (!rt || !rt->fast_init[c->ai] || h->dropped ||
       (alt->status & (VG_A_RECORDING | VG_A_FAILED | VG_A_PRE_FAILED)))
     return;
   const struct vigil_automaton *au = &c->a->alternatives[c->ai];
@@ -149,7 +188,7 @@ static void touch_instance(struct vigil_assertion *a, struct vigil_bound *b,
   h->next = b->touched;
   b->touched = h;
   for (unsigned i = 0; i < 8; i++) {
-    h->fast[i] = a->fast && rt && i < a->nalternatives ? rt->fast_init[i] : 0;
+    h->fast[i] = rt && i < a->nalternatives ? rt->fast_init[i] : 0;
     h->ever[i] = 0;
   }
   h->settled = h->dropped = h->reported = h->site = 0;
@@ -210,11 +249,16 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
   if (h->dropped)
     return;
   h->events++;
+  uint64_t slow = vg_config.shortcuts ? vg_shortcut_event(a, b, h, s, values)
+                                      : (1ull << a->nalternatives) - 1;
+  if (!slow)
+    return;
   for (unsigned ai = 0; ai < a->nalternatives && !h->dropped; ai++) {
+    if (!(slow & vg_bit(ai)) || !(a->alternatives[ai].alphabet & vg_bit(s)))
+      continue;
     struct vg_ctx c;
     alt_get(&c, a, b, h, ai);
-    if (a->alternatives[ai].alphabet & vg_bit(s))
-      alt_event(&c, s, values);
+    alt_event(&c, s, values);
     handback(&c);
   }
   sync_settled(a, b, h);
@@ -258,8 +302,10 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
   touch_instance(a, b, h);
   if (h->dropped)
     return;
-  h->site = 1;
   h->events++;
+  if (vg_config.shortcuts && vg_shortcut_site(a, b, h, captures))
+    return;
+  h->site = 1;
   struct vg_ctx cs[VIGIL_MAX_ALTERNATIVES];
   unsigned checks = 0;
   for (unsigned ai = 0; ai < a->nalternatives; ai++) {
@@ -357,6 +403,8 @@ static void report_group(struct vigil_assertion *a, struct vg_header *h) {
 
 static void instance_end(struct vigil_assertion *a, struct vigil_bound *b,
                          struct vg_header *h) {
+  if (vg_config.shortcuts && !h->dropped && vg_shortcut_end(a, h))
+    return;
   int site = h->site;
   for (unsigned ai = 0; ai < a->nalternatives && !h->dropped; ai++) {
     struct vg_ctx c;

@@ -31,6 +31,7 @@ struct vg_config {
   int backtrace;        /* VIGIL_BACKTRACE!=0 */
   int report_fd;        /* VIGIL_REPORT, -1 if unset */
   int precise;          /* kept for VIGIL_PRECISE (values are always compared exactly) */
+  int shortcuts;        /* shortcut.c on; VIGIL_FAST_PATH=0 turns it off */
   size_t store_limit;   /* max entries of one temporal store */
 };
 extern struct vg_config vg_config;
@@ -62,7 +63,9 @@ enum {
   VG_A_SITE = 1,       /* the site was reached in this bound: phase 1 decided */
   VG_A_PRE_FAILED = 2, /* forward: phase 1 failed (reported once) */
   VG_A_RECORDING = 4,  /* mixed: recording from `saved` since a Post event */
-  VG_A_FAILED = 8      /* some check of this alternative failed this bound */
+  VG_A_FAILED = 8,     /* some check of this alternative failed this bound */
+  VG_A_LAZY = 16       /* shortcut.c failed it before the site; instance.c
+                          derives the failure when it is first needed */
 };
 
 struct vg_altx;
@@ -72,12 +75,13 @@ struct vg_alt {
   uint16_t state;       /* forward: the phase-1 state before the first site */
   uint16_t saved;       /* mixed: the state recording started from */
   uint8_t status;       /* VG_A_* */
-  uint8_t reserved0;
+  uint8_t lazy_symbol;  /* VG_A_LAZY: the symbol that had no transition */
   uint16_t nchecks;     /* keyed checks in x->checks */
   uint64_t saved_ever;  /* mixed: ever when recording started */
   uint64_t rec_base;    /* occurrences with ts <= rec_base are forgotten */
   struct vg_altx *x;    /* per-thread (or global) memory, reused */
-  uint64_t reserved[3];
+  uint64_t lazy_values[3]; /* VG_A_LAZY: its values (state: `state`, ever:
+                              `saved_ever`) */
 };
 
 _Static_assert(sizeof(struct vg_header) == VIGIL_INSTANCE_HEADER_BYTES,
@@ -239,6 +243,7 @@ struct vg_assertion_rt {
   struct vigil_assertion *assertion;
   struct vg_assertion_rt *next;
   uint8_t fast_init[8];  /* header.fast[] on touch: 1 where eligible */
+  uint64_t static_symbols; /* symbols with VIGIL_EF_STATIC (fast path model) */
   /* totals of exited threads (live instances are summed on demand) */
   atomic_uint_fast64_t instances, events, passes, failures, dropped;
 };
@@ -268,6 +273,29 @@ void vg_bjson(struct vg_buf *b, const char *s); /* a JSON string literal */
 /* ---- monitors (monitor.c) ------------------------------------------------ */
 void vg_monitor_totals(struct vigil_totals *t);
 void vg_monitor_print_stats(int count_mode);
+
+/* ---- shortcuts (shortcut.c): plain transitions without the generic engine */
+/* Steps every alternative observing s that is in a fast state and whose
+ * step is plain; returns the alternatives the generic engine must take. */
+uint64_t vg_shortcut_event(struct vigil_assertion *a, struct vigil_bound *b,
+                           struct vg_header *h, unsigned s, const uint64_t *values);
+int vg_shortcut_site(struct vigil_assertion *a, struct vigil_bound *b,
+                     struct vg_header *h, const uint64_t *captures);
+int vg_shortcut_end(struct vigil_assertion *a, struct vg_header *h);
+/* instance.c: alternative ai (of several) has no transition on s in DFA
+ * state `state` before the site: it can no longer hold in this bound.
+ * Only the facts are kept; the failure is derived if the end of the bound
+ * needs it (most OR alternatives fail while another holds). */
+#define VG_LAZY_MAX_VALUES 3
+void vg_fail_lazily(struct vigil_assertion *a, struct vg_header *h, unsigned ai,
+                    unsigned state, unsigned s, const uint64_t *values);
+/* Whether alternative ai ignores the rest of the bound (failed before the
+ * site, lazily or not). */
+static inline int vg_alt_inert(const struct vg_header *h, unsigned ai) {
+  const struct vg_alt *alt = &((const struct vg_alt *)((const char *)h +
+                                                       VIGIL_INSTANCE_HEADER_BYTES))[ai];
+  return alt->gen == h->gen && (alt->status & (VG_A_LAZY | VG_A_PRE_FAILED));
+}
 
 /* ---- the engine's entry points (instance.c, objects.c) ------------------- */
 void vg_engine_bound_enter(struct vigil_bound *b);

@@ -10,17 +10,22 @@
 #include "internal.h"
 #include "vigil/fastpath.h"
 
-/* header.fast[] on touch: 1 where the pass inlined the alternative; the
- * pass decides with the same function (vigil/fastpath.h). */
-static void fast_init(struct vigil_assertion *a, uint8_t *out) {
+/* header.fast[] on touch: 1 where the alternative may be in a fast state:
+ * the pass inlined it, or the runtime takes its plain steps itself
+ * (shortcut.c).  The pass decides with the same function
+ * (vigil/fastpath.h). */
+static void fast_init(struct vigil_assertion *a, struct vg_assertion_rt *rt) {
+  uint8_t *out = rt->fast_init;
   uint64_t statics = 0;
   for (unsigned s = 0; s < a->nsymbols; s++)
     if (a->symbols[s].flags & VIGIL_EF_STATIC)
       statics |= 1ull << s;
   for (unsigned i = 0; i < a->nalternatives && i < 8; i++) {
     struct vigil_fast_model m = {&a->alternatives[i], statics, a->nsymbols, a->mode};
-    out[i] = (uint8_t)(a->fast && a->kind == VIGIL_KIND_INLINE && vigil_fast_eligible(&m));
+    out[i] = (uint8_t)((a->fast || vg_config.shortcuts) && a->kind == VIGIL_KIND_INLINE &&
+                       vigil_fast_eligible(&m));
   }
+  rt->static_symbols = statics;
 }
 
 uint64_t __vigil_test_dropped(struct vigil_assertion *a);
@@ -36,7 +41,7 @@ struct vg_assertion_rt *vg_rt(struct vigil_assertion *a) {
   if (!n)
     return NULL;
   n->assertion = a;
-  fast_init(a, n->fast_init);
+  fast_init(a, n);
   struct vg_assertion_rt *expected = NULL;
   if (!__atomic_compare_exchange_n((struct vg_assertion_rt **)&a->runtime, &expected, n,
                                    0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {

@@ -43,8 +43,9 @@ std::string engineName(const Assertion &A, const Automaton &Au) {
   if (Au.Flags & AF_FREE)
     return "free variables (runtime, candidate bindings)";
   if (Au.Flags & AF_FORWARD)
-    return Au.Flags & AF_FAST ? "forward, inline fast path"
-                              : "forward, runtime";
+    return !(Au.Flags & AF_FAST) ? "forward, runtime"
+           : A.Locality == PERTHREAD ? "forward, inline fast path"
+                                     : "forward, table steps in the runtime";
   return Au.Flags & AF_TAGS ? "recording (tags store, or history)"
                             : "recording (history store)";
 }

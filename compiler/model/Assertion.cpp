@@ -185,8 +185,9 @@ bool compile(Assertion &A, std::string &Err) {
       Au.Flags |= AF_FREE;
     if (!Forward && !Free && Tags)
       Au.Flags |= AF_TAGS;
+    // Per-thread: inlined by the pass; global: the same table step taken
+    // in the runtime under the group's lock (runtime/shortcut.c).
     if (Forward && !Free && !Key && A.Kind == AK_INLINE &&
-        A.Locality == PERTHREAD &&
         Au.D.NStates <= FastMaxStates)
       Au.Flags |= AF_FAST;
   }

@@ -38,7 +38,7 @@ enum AlternativeFlags : uint8_t {
   AF_FORWARD = 1u << 0, // no event before the site needs the site's values
   AF_TAGS = 1u << 1,    // the tags store can decide its site
   AF_FREE = 1u << 2,    // binds free variables
-  AF_FAST = 1u << 3     // the inline fast path can run it (per-thread only)
+  AF_FAST = 1u << 3     // plain steps are table steps (inline when per-thread)
 };
 
 /// One alternative (top-level `||` operand).

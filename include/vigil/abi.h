@@ -195,7 +195,7 @@ enum vigil_automaton_flags {
   VIGIL_AF_FORWARD = 1u << 0, /* no event before the site needs the site's values */
   VIGIL_AF_TAGS = 1u << 1,    /* the tags store can decide its site              */
   VIGIL_AF_FREE = 1u << 2,    /* binds free variables                            */
-  VIGIL_AF_FAST = 1u << 3     /* the inline fast path may run it                 */
+  VIGIL_AF_FAST = 1u << 3     /* plain steps are table steps (vigil/fastpath.h) */
 };
 
 /* One alternative, compiled. */

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 extern "C" void __vigil_test_configure(int algorithm, size_t store_limit,
-                                       int on_failure);
+                                       int on_failure, int shortcuts);
 extern "C" uint64_t __vigil_test_dropped(vigil_assertion *a);
 
 static uint64_t LastDropped;
@@ -33,7 +33,7 @@ static void handler(const vigil_violation *V, void *) {
 
 void harnessInit() {
   vigil_set_handler(handler, nullptr);
-  __vigil_test_configure(0, size_t(1) << 20, 1 /* log */);
+  __vigil_test_configure(0, size_t(1) << 20, 1 /* log */, 1);
 }
 
 std::vector<std::string> takeReports() {
@@ -537,7 +537,8 @@ void fire(Built &Bt, const Tok &Tk, std::vector<std::pair<unsigned, std::vector<
 std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
                                   const Config &C) {
   Tables &T = *Bt.T;
-  __vigil_test_configure(C.Algorithm, C.Limit ? C.Limit : size_t(1) << 20, 1);
+  __vigil_test_configure(C.Algorithm, C.Limit ? C.Limit : size_t(1) << 20, 1,
+                         C.Shortcuts);
   takeReports();
   {
     std::lock_guard<std::mutex> G(ReportLock);

@@ -32,6 +32,7 @@ struct Config {
   int Algorithm;   // 0 tags, 1 history
   bool Fast;       // the inline fast path model
   size_t Limit;    // VIGIL_STORE_LIMIT
+  bool Shortcuts;  // the runtime takes plain steps itself (runtime/shortcut.c)
 };
 
 struct Built {

@@ -37,9 +37,10 @@ enum Opts {
 };
 
 static const Config Configs[] = {
-    {"tags", 0, false, 0},
-    {"history", 1, false, 0},
-    {"fast", 0, true, 0},
+    {"tags", 0, false, 0, true},
+    {"generic", 0, false, 0, false}, // every step in the generic engine
+    {"history", 1, false, 0, true},
+    {"fast", 0, true, 0, true},
 };
 static const char *VariantNames[] = {"plain", "record", "mixed", "free"};
 
@@ -419,8 +420,11 @@ static void property(unsigned N, uint64_t Seed) {
   unsigned Cases = 0, Dropped = 0, Runs = 0, Violations = 0;
   runProperty(N, Seed, [&](const PropertyCase &P) {
     ++Cases;
+    // every third case global: the same steps under the group's lock, and
+    // the runtime's table steps (shortcut.c) without an inline path
+    bool Global = Cases % 3 == 0;
     for (unsigned V = V_PLAIN; V <= V_FREE; ++V) {
-      Built B = buildAssertion(P.Pattern, P.Mode, Variant(V), false, true, NextId++);
+      Built B = buildAssertion(P.Pattern, P.Mode, Variant(V), Global, true, NextId++);
       if (!B.T) {
         check(false, "property: " + P.Pattern + ": " + B.Err, "", "");
         continue;
@@ -441,7 +445,7 @@ static void property(unsigned N, uint64_t Seed) {
           static const char *ModeNames[] = {"guideline", "conditional", "strict"};
           check(false,
                 "property \"" + P.Pattern + "\" " + ModeNames[P.Mode] + " \"" + P.Trace +
-                    "\" [" + VariantNames[V] + ", " + Cf.Name + "]",
+                    "\" [" + VariantNames[V] + ", " + Cf.Name + (Global ? ", global" : "") + "]",
                 join(Got), join(Want));
         } else {
           ++Passed;

@@ -14,7 +14,7 @@ void f(void *l) {
 // CHECK:      "assertions": [
 // CHECK:          "automata": [
 // CHECK-NEXT:       {
-// CHECK-NEXT:         "engine": "forward, runtime",
+// CHECK-NEXT:         "engine": "forward, table steps in the runtime",
 // CHECK-NEXT:         "pattern": "SITE, lock(l) == 0",
 // CHECK-NEXT:         "post_start": 1,
 // CHECK-NEXT:         "states": [
