@@ -188,10 +188,36 @@ static void check_failed(struct vg_ctx *c, struct vg_check *k) {
     c->alt->status |= VG_A_FAILED; /* the check keeps it for the end (instance.c) */
 }
 
+/* Steps candidate cd of check k; 1 when it died. */
+static int step(struct vg_ctx *c, struct vg_check *k, struct vg_cand *cd, unsigned s,
+                const uint64_t *values) {
+  struct vg_failure f;
+  int r = vg_cand_step(c->a, c->ai, cd, s, values, &f);
+  if (r == VG_STEP_FAIL) {
+    keep_failure(k, cd, &f);
+    cd->dead = 1;
+    return 1;
+  }
+  if (r == VG_STEP_NEWPASS) {
+    /* A new window begins with this event (recorded just now, unless it
+     * is the site): a later tuple's replay forgets what came before. */
+    c->alt->rec_base = c->h->clock - (s != VIGIL_SYM_SITE && vg_records(
+                                          &c->a->alternatives[c->ai], c->alt));
+  }
+  if (vg_is_done(c->a, c->ai, cd->state))
+    k->status |= VG_K_DONE;
+  return 0;
+}
+
 void vg_check_event(struct vg_ctx *c, struct vg_check *k, unsigned s,
                     const uint64_t *values) {
   if (k->status || (values && !vg_tuple_matches(c->a, s, values, k->tuple, k->wild)))
     return; /* another tuple's event (the site carries no values here) */
+  if (c->alt->x->candcap == 1) { /* no free variables: one candidate */
+    if (step(c, k, &k->cand[0], s, values))
+      check_failed(c, k);
+    return;
+  }
   const struct vigil_event_desc *ev = &c->a->symbols[s];
   unsigned n = k->ncand;
   for (unsigned i = 0; i < n && !k->status; i++) {
@@ -215,21 +241,7 @@ void vg_check_event(struct vg_ctx *c, struct vg_check *k, unsigned s,
       k->cand[k->ncand] = fork;
       cd = &k->cand[k->ncand++];
     }
-    struct vg_failure f;
-    int r = vg_cand_step(c->a, c->ai, cd, s, values, &f);
-    if (r == VG_STEP_FAIL) {
-      keep_failure(k, cd, &f);
-      cd->dead = 1;
-      continue;
-    }
-    if (r == VG_STEP_NEWPASS) {
-      /* A new window begins with this event (recorded just now, unless it
-       * is the site): a later tuple's replay forgets what came before. */
-      c->alt->rec_base = c->h->clock - (s != VIGIL_SYM_SITE && vg_records(
-                                            &c->a->alternatives[c->ai], c->alt));
-    }
-    if (vg_is_done(c->a, c->ai, cd->state))
-      k->status |= VG_K_DONE;
+    step(c, k, cd, s, values);
   }
   if (!k->status && !alive(k))
     check_failed(c, k);

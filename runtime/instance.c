@@ -249,8 +249,10 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
   if (h->dropped)
     return;
   h->events++;
-  uint64_t slow = vg_config.shortcuts ? vg_shortcut_event(a, b, h, s, values)
-                                      : (1ull << a->nalternatives) - 1;
+  const struct vg_assertion_rt *rt = a->runtime;
+  uint64_t slow = vg_config.shortcuts && rt && rt->any_fast
+                      ? vg_shortcut_event(a, b, h, s, values)
+                      : (1ull << a->nalternatives) - 1;
   if (!slow)
     return;
   for (unsigned ai = 0; ai < a->nalternatives && !h->dropped; ai++) {
@@ -259,9 +261,12 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
     struct vg_ctx c;
     alt_get(&c, a, b, h, ai);
     alt_event(&c, s, values);
-    handback(&c);
+    if (rt && rt->fast_init[ai])
+      handback(&c);
   }
-  sync_settled(a, b, h);
+  /* nothing to settle or unsettle while no check exists (recording) */
+  if (h->settled || vg_alts(h)[0].nchecks)
+    sync_settled(a, b, h);
 }
 
 /* The site with `tuple` for one alternative. */
@@ -303,7 +308,8 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
   if (h->dropped)
     return;
   h->events++;
-  if (vg_config.shortcuts && vg_shortcut_site(a, b, h, captures))
+  const struct vg_assertion_rt *rt = a->runtime;
+  if (vg_config.shortcuts && rt && rt->any_fast && vg_shortcut_site(a, b, h, captures))
     return;
   h->site = 1;
   struct vg_ctx cs[VIGIL_MAX_ALTERNATIVES];
@@ -403,7 +409,8 @@ static void report_group(struct vigil_assertion *a, struct vg_header *h) {
 
 static void instance_end(struct vigil_assertion *a, struct vigil_bound *b,
                          struct vg_header *h) {
-  if (vg_config.shortcuts && !h->dropped && vg_shortcut_end(a, h))
+  const struct vg_assertion_rt *rt = a->runtime;
+  if (vg_config.shortcuts && rt && rt->any_fast && !h->dropped && vg_shortcut_end(a, h))
     return;
   int site = h->site;
   for (unsigned ai = 0; ai < a->nalternatives && !h->dropped; ai++) {

@@ -244,6 +244,7 @@ struct vg_assertion_rt {
   struct vg_assertion_rt *next;
   uint8_t fast_init[8];  /* header.fast[] on touch: 1 where eligible */
   uint64_t static_symbols; /* symbols with VIGIL_EF_STATIC (fast path model) */
+  uint8_t any_fast;      /* some alternative may be in a fast state */
   /* totals of exited threads (live instances are summed on demand) */
   atomic_uint_fast64_t instances, events, passes, failures, dropped;
 };

@@ -34,7 +34,7 @@ void vg_record(struct vg_ctx *c, unsigned s, const uint64_t *values) {
   const struct vigil_automaton *au = &c->a->alternatives[c->ai];
   if (!(au->pre & vg_bit(s)) && (c->alt->status & VG_A_SITE))
     return;
-  if (vg_ensure_x(c) < 0 ||
+  if ((!c->alt->x && vg_ensure_x(c) < 0) ||
       vg_store_record(c->alt->x, uses_tags(au), &c->a->symbols[s], s,
                       ++c->h->clock, values) < 0)
     c->h->dropped = 1;

@@ -26,6 +26,8 @@ static void fast_init(struct vigil_assertion *a, struct vg_assertion_rt *rt) {
                        vigil_fast_eligible(&m));
   }
   rt->static_symbols = statics;
+  for (unsigned i = 0; i < 8; i++)
+    rt->any_fast |= out[i];
 }
 
 uint64_t __vigil_test_dropped(struct vigil_assertion *a);

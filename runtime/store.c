@@ -15,6 +15,12 @@
  *           two occurrences makes the list exact only from its older kept
  *           one on (replay.c decides whether that suffices).
  *
+ *           A window's first VG_LOG_MAX occurrences go to a plain log in
+ *           order, as history would keep them; only a longer window is
+ *           folded into the table.  Most windows are short: the log makes
+ *           recording an append and the replay a scan with no sort, and
+ *           its answer is exact where the table's may not be.
+ *
  * Both are cleared lazily (a generation per window) and reuse their memory.
  */
 #include <stdlib.h>
@@ -41,6 +47,9 @@ struct vg_store {
   /* history */
   uint32_t hcap, hlen, hhead;
   struct vg_occurrence *hist;
+  /* tags: the window's first occurrences, before folding into the table */
+  uint32_t llen, folded;
+  struct vg_occurrence *log;
   /* collect()'s result, reused */
   size_t scap;
   struct vg_occurrence *scratch;
@@ -52,12 +61,20 @@ void vg_store_reset(struct vg_store *s) {
   s->gen++;
   s->count = 0;
   s->hlen = s->hhead = 0;
+  s->llen = s->folded = 0;
   s->lost = 0;
 }
 
+#define VG_LOG_MAX 32u
+
+/* Trailing zero words (slots that are not captured, or past the event's
+ * values) are not hashed: usually one or two words are. */
 static uint64_t hash_key(unsigned sym, const uint64_t *key) {
+  unsigned n = VIGIL_MAX_VALUES;
+  while (n > 0 && !key[n - 1])
+    n--;
   uint64_t h = 0x9e3779b97f4a7c15ull ^ sym;
-  for (unsigned i = 0; i < VIGIL_MAX_VALUES; i++) {
+  for (unsigned i = 0; i < n; i++) {
     h ^= key[i];
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 32;
@@ -92,12 +109,8 @@ static int tags_grow(struct vg_store *s) {
   return 0;
 }
 
-static int tags_record(struct vg_store *s, const struct vigil_event_desc *ev,
-                       unsigned sym, uint64_t ts, const uint64_t *values) {
-  uint64_t key[VIGIL_MAX_VALUES] = {0};
-  for (unsigned i = 0; i < ev->nvalues; i++)
-    if (ev->values[i].kind == VIGIL_VAL_CAPTURE)
-      key[i] = values[i];
+static int tags_record(struct vg_store *s, const uint64_t *key, unsigned sym,
+                       uint64_t ts) {
   if ((s->count + 1) * 2 > s->cap && tags_grow(s) < 0 && s->count + 1 >= s->cap) {
     s->lost = ts; /* full: this occurrence is not kept */
     return 0;
@@ -107,7 +120,7 @@ static int tags_record(struct vg_store *s, const struct vigil_event_desc *ev,
     memset(t, 0, sizeof *t);
     t->gen = s->gen;
     t->sym = (uint8_t)sym;
-    memcpy(t->key, key, sizeof key);
+    memcpy(t->key, key, sizeof t->key);
     s->count++;
   }
   t->prev = t->last;
@@ -146,6 +159,42 @@ static int history_record(struct vg_store *s, const struct vigil_event_desc *ev,
   return 0;
 }
 
+/* Tags mode: the log while it has room, then the table.  Both keep the
+ * table's key (the CAPTURE slots, the others zero), so a replay reads the
+ * same words whether or not the window was folded. */
+static void key_of(const struct vigil_event_desc *ev, const uint64_t *values,
+                   uint64_t *key) {
+  memset(key, 0, sizeof(uint64_t) * VIGIL_MAX_VALUES);
+  for (unsigned i = 0; i < ev->nvalues; i++)
+    if (ev->values[i].kind == VIGIL_VAL_CAPTURE)
+      key[i] = values[i];
+}
+
+static int tags_or_log(struct vg_store *s, const struct vigil_event_desc *ev,
+                       unsigned sym, uint64_t ts, const uint64_t *values) {
+  if (!s->folded && s->log && s->llen < VG_LOG_MAX && s->llen < vg_config.store_limit) {
+    struct vg_occurrence *o = &s->log[s->llen++];
+    o->ts = ts;
+    o->sym = (uint8_t)sym;
+    key_of(ev, values, o->vals);
+    return 0;
+  }
+  uint64_t key[VIGIL_MAX_VALUES];
+  key_of(ev, values, key);
+  if (s->folded)
+    return tags_record(s, key, sym, ts);
+  if (!s->log) {
+    if (!(s->log = vg_alloc(sizeof *s->log * VG_LOG_MAX, s->global)))
+      return -1;
+    return tags_or_log(s, ev, sym, ts, values);
+  }
+  s->folded = 1;
+  for (uint32_t i = 0; i < s->llen; i++)
+    if (tags_record(s, s->log[i].vals, s->log[i].sym, s->log[i].ts) < 0)
+      return -1;
+  return tags_record(s, key, sym, ts);
+}
+
 int vg_store_record(struct vg_altx *x, int tags, const struct vigil_event_desc *ev,
                     unsigned sym, uint64_t ts, const uint64_t *values) {
   if (!x->store) {
@@ -158,7 +207,7 @@ int vg_store_record(struct vg_altx *x, int tags, const struct vigil_event_desc *
   static const uint64_t none[VIGIL_MAX_VALUES];
   if (!values)
     values = none;
-  return tags ? tags_record(x->store, ev, sym, ts, values)
+  return tags ? tags_or_log(x->store, ev, sym, ts, values)
               : history_record(x->store, ev, sym, ts, values);
 }
 
@@ -204,8 +253,18 @@ static int tags_collect(struct vg_store *s, uint64_t after, vg_keep_fn keep,
     if (push(s, n, &o) < 0)
       return -1;
   }
-  if (*n > 1)
+  if (*n > 32) {
     qsort(s->scratch, *n, sizeof *s->scratch, by_ts);
+    return 0;
+  }
+  /* a site usually replays a handful: insertion sort, no qsort call */
+  for (size_t i = 1; i < *n; i++) {
+    struct vg_occurrence o = s->scratch[i];
+    size_t j = i;
+    for (; j > 0 && s->scratch[j - 1].ts > o.ts; j--)
+      s->scratch[j] = s->scratch[j - 1];
+    s->scratch[j] = o;
+  }
   return 0;
 }
 
@@ -220,7 +279,13 @@ int vg_store_collect(struct vg_altx *x, int tags, uint64_t after, vg_keep_fn kee
     return 0;
   if (s->lost > after)
     *exact_from = s->lost + 1;
-  if (tags) {
+  if (tags && !s->folded) {
+    for (uint32_t i = 0; i < s->llen; i++) {
+      const struct vg_occurrence *o = &s->log[i];
+      if (o->ts > after && keep(ctx, o) && push(s, n, o) < 0)
+        return -1;
+    }
+  } else if (tags) {
     if (tags_collect(s, after, keep, ctx, n, exact_from) < 0)
       return -1;
   } else {

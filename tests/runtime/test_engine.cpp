@@ -289,6 +289,9 @@ static void stores() {
     T += " A(9)";
   expect("A(c) S", G, (T + " A(5) S(5)]").c_str(), "", P, 16);
   expect("A(c) S", G, (T + " S(5)]").c_str(), "missing-before-site", P | TAGS_ONLY, 16);
+  // past the log's 32 occurrences the window is folded into the table
+  expect("A(c) B S", G, (T + " A(5) B S(5)]").c_str(), "", P);
+  expect("A(c) B S", G, (T + " A(5) B A(5) S(5)]").c_str(), "wrong-order", P);
   // history lost 24 occurrences: one of them might have been A(5)
   expect("A(c) S", G, (T + " S(5)]").c_str(), "", P | NO_TAGS | DROPPED, 16);
   // ... and when the lost occurrence decides, the instance is dropped
