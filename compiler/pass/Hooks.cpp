@@ -13,6 +13,7 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
 
 #include <cstddef>
 
@@ -199,7 +200,8 @@ void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
           B.CreateICmpEQ(St.Next, ConstantInt::get(I8, VIGIL_FAST_IGNORE)),
           St.Fs, St.Next);
     B.CreateStore(Next, at(B, Inst, VIGIL_HDR_FAST + St.Alt));
-    if (S != SymSite && ((Host[A][St.Alt]->Au.pre >> S) & 1)) {
+    const HostAlt &H = *Host[A][St.Alt];
+    if (S != SymSite && ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1)) {
       Value *EverP = at(B, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
       B.CreateStore(B.CreateOr(B.CreateLoad(I64, EverP),
                                ConstantInt::get(I64, uint64_t(1) << S)),
@@ -326,15 +328,32 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
                               BasicBlock *Slow, BasicBlock *Ret) {
   Function *F = B.GetInsertBlock()->getParent();
   SwitchInst *Sw = B.CreateSwitch(St.Fs, Slow);
-  std::map<uint8_t, BasicBlock *> Cases;
+  std::map<std::pair<uint8_t, bool>, BasicBlock *> Cases; // (entry, hot)
   unsigned DoneState = Host[A][St.Alt]->Au.nstates + 1u;
   bool Single = As[A].Alternatives.size() == 1;
   unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
+  const HostAlt &H = *Host[A][St.Alt];
+  bool Pre = S != SymSite && ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1);
+  std::vector<uint32_t> Weights{1}; // the default: the runtime
   for (unsigned Fs = 0; Fs < St.Row.size(); ++Fs) {
     uint8_t V = St.Row[Fs];
     if (V == VIGIL_FAST_SLOW)
       continue;
-    BasicBlock *&BB = Cases[V];
+    // Fewer cases, fewer jump tables: a self-loop whose symbol `ever`
+    // already holds changes nothing, and a final state is never a fast
+    // state in guideline mode (entering it is "done"); both are ignored.
+    if (Caps.empty() && Fs >= 1 && Fs <= H.Au.nstates && V != VIGIL_FAST_IGNORE) {
+      bool Known = !Pre || ((H.Surely[Fs - 1] >> S) & 1);
+      bool Unreached = H.M.mode == VIGIL_MODE_GUIDELINE &&
+                       (H.Au.states[Fs - 1].flags & VIGIL_SF_FINAL);
+      if ((V == Fs && Known) || Unreached)
+        V = VIGIL_FAST_IGNORE;
+    }
+    // The happy path's case gets a block of its own so that LLVM peels it
+    // (one compare) rather than folding it into bit tests or a table.
+    bool Hot = Fs >= 1 && Fs <= H.Au.nstates && H.HotSym[Fs - 1] == S &&
+               V != VIGIL_FAST_IGNORE;
+    BasicBlock *&BB = Cases[{V, Hot}];
     if (!BB) {
       BB = BasicBlock::Create(C, V == VIGIL_FAST_IGNORE ? "ignore" : "to", F);
       IRBuilder<> CB(BB);
@@ -349,7 +368,7 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
           for (auto &[I, W] : Caps)
             CB.CreateStore(W, at(CB, Inst, Off + 8 * I));
         CB.CreateStore(CB.getInt8(V), at(CB, Inst, VIGIL_HDR_FAST + St.Alt));
-        if (S != SymSite && ((Host[A][St.Alt]->Au.pre >> S) & 1)) {
+        if (Pre) {
           Value *EverP = at(CB, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
           CB.CreateStore(CB.CreateOr(CB.CreateLoad(I64, EverP),
                                      ConstantInt::get(I64, uint64_t(1) << S)),
@@ -364,7 +383,11 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
       CB.CreateBr(Ret);
     }
     Sw->addCase(B.getInt8(uint8_t(Fs)), BB);
+    Weights.push_back(Hot ? 1000 : 1);
   }
+  // A case on the happy path dominates: LLVM tests it first (switch
+  // peeling) instead of starting with a jump table or bit tests.
+  Sw->setMetadata(LLVMContext::MD_prof, MDBuilder(C).createBranchWeights(Weights));
 }
 
 /// The inline hook of symbol S; its parameters are the symbol's slot words.

@@ -45,6 +45,17 @@ struct HostAlt {
   vigil_automaton Au{};
   vigil_fast_model M{};
   bool Eligible = false;
+  /// Per DFA state: the symbols every path from the window's start took,
+  /// so `ever` already has them there (an inline hook need not set them).
+  std::vector<uint64_t> Surely;
+  /// The symbols whose `ever` bit a failure may read (a state before the
+  /// site names it and may be reached having taken it); hooks of other
+  /// symbols do not set theirs.
+  uint64_t EverRead = 0;
+  /// Per DFA state: the symbol a shortest path from the start to a final
+  /// state takes there (a passing program's likely event: its hook tests
+  /// that state first), or 0xff.
+  std::vector<uint8_t> HotSym;
 };
 
 /// Assertions sharing both bounds and the locality.

@@ -40,6 +40,105 @@ static_assert(unsigned(VIGIL_EV_FIELD) == EV_FIELD &&
                   unsigned(VIGIL_GLOBAL) == GLOBAL,
               "model enumerators = abi.h enumerators");
 
+/// Forward "must" dataflow over the DFA: the symbols in `ever` in each
+/// state whatever the path (a new pass clears `ever`, then takes its
+/// symbol, as vg_cand_step does).  Unreachable states keep every symbol.
+static std::vector<uint64_t> surelySeen(const vigil_automaton &Au, unsigned NSyms) {
+  std::vector<uint64_t> Sure(Au.nstates, ~uint64_t(0));
+  std::vector<bool> Reached(Au.nstates, false);
+  if (Au.nstates == 0)
+    return Sure;
+  Sure[0] = 0;
+  Reached[0] = true;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned D = 0; D < Au.nstates; ++D) {
+      if (!Reached[D])
+        continue;
+      for (unsigned S = 0; S < NSyms; ++S) {
+        unsigned T = Au.next[D * NSyms + S];
+        if (T == VIGIL_NO_STATE)
+          continue;
+        uint64_t Bit = uint64_t(1) << S;
+        uint64_t In = ((Au.states[D].newpass & Bit) ? 0 : Sure[D]) | Bit;
+        if (!Reached[T] || (Sure[T] & In) != Sure[T]) {
+          Sure[T] &= In;
+          Reached[T] = true;
+          Changed = true;
+        }
+      }
+    }
+  }
+  return Sure;
+}
+
+/// Forward "may" dataflow: the symbols `ever` can hold in each state; a
+/// failure reads bit `named` of a state before the site (engine.c, derive)
+/// when no earlier event explains it, so only those bits matter.
+static uint64_t everRead(const vigil_automaton &Au, unsigned NSyms) {
+  std::vector<uint64_t> May(Au.nstates, 0);
+  std::vector<bool> Reached(Au.nstates, false);
+  if (Au.nstates == 0)
+    return 0;
+  Reached[0] = true;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned D = 0; D < Au.nstates; ++D) {
+      if (!Reached[D])
+        continue;
+      for (unsigned S = 0; S < NSyms; ++S) {
+        unsigned T = Au.next[D * NSyms + S];
+        if (T == VIGIL_NO_STATE)
+          continue;
+        uint64_t Bit = uint64_t(1) << S;
+        uint64_t In = ((Au.states[D].newpass & Bit) ? 0 : May[D]) | Bit;
+        if (!Reached[T] || (May[T] | In) != May[T]) {
+          May[T] |= In;
+          Reached[T] = true;
+          Changed = true;
+        }
+      }
+    }
+  }
+  uint64_t Read = 0;
+  for (unsigned D = 0; D < Au.nstates; ++D) {
+    const vigil_state_desc &St = Au.states[D];
+    if (!Reached[D] || (St.flags & VIGIL_SF_PAST_SITE) || St.named == VIGIL_NO_SYMBOL ||
+        St.early != VIGIL_NO_SYMBOL)
+      continue;
+    Read |= May[D] & (uint64_t(1) << St.named);
+  }
+  return Read;
+}
+
+/// The symbol one shortest path from state 0 to a final state (BFS, the
+/// bounds' symbols aside) takes in each state on it; 0xff elsewhere.
+static std::vector<uint8_t> happyPath(const vigil_automaton &Au, unsigned NSyms) {
+  std::vector<uint8_t> Hot(Au.nstates, 0xff);
+  std::vector<int> Prev(Au.nstates, -1), Via(Au.nstates, -1);
+  std::vector<unsigned> Queue{0};
+  if (Au.nstates == 0)
+    return Hot;
+  Prev[0] = 0;
+  for (size_t Q = 0; Q < Queue.size(); ++Q) {
+    unsigned D = Queue[Q];
+    if (Au.states[D].flags & VIGIL_SF_FINAL) {
+      for (unsigned X = D; X != 0; X = unsigned(Prev[X]))
+        Hot[unsigned(Prev[X])] = uint8_t(Via[X]);
+      break;
+    }
+    for (unsigned S = VIGIL_SYM_SITE; S < NSyms; ++S) {
+      unsigned T = Au.next[D * NSyms + S];
+      if (T != VIGIL_NO_STATE && Prev[T] < 0) {
+        Prev[T] = int(D);
+        Via[T] = int(S);
+        Queue.push_back(T);
+      }
+    }
+  }
+  return Hot;
+}
+
 void Instrumenter::makeTypes() {
   auto Pad = [&](unsigned N) { return ArrayType::get(I8, N); };
   ValueDescTy = StructType::create(C, {Ptr, I64, I8, I8, I8, I8, I8, Pad(3)},
@@ -107,6 +206,9 @@ void Instrumenter::buildHost() {
       H->M.nsymbols = unsigned(A.Symbols.size());
       H->M.mode = A.Mode;
       H->Eligible = Au.D.NStates > 0 && vigil_fast_eligible(&H->M);
+      H->Surely = surelySeen(H->Au, H->M.nsymbols);
+      H->EverRead = everRead(H->Au, H->M.nsymbols);
+      H->HotSym = happyPath(H->Au, H->M.nsymbols);
       Any |= H->Eligible;
       Host.back().push_back(std::move(H));
     }
