@@ -213,6 +213,13 @@ void vg_check_event(struct vg_ctx *c, struct vg_check *k, unsigned s,
                     const uint64_t *values) {
   if (k->status || (values && !vg_tuple_matches(c->a, s, values, k->tuple, k->wild)))
     return; /* another tuple's event (the site carries no values here) */
+  vg_check_take(c, k, s, values);
+}
+
+void vg_check_take(struct vg_ctx *c, struct vg_check *k, unsigned s,
+                   const uint64_t *values) {
+  if (k->status)
+    return;
   if (c->alt->x->candcap == 1) { /* no free variables: one candidate */
     if (step(c, k, &k->cand[0], s, values))
       check_failed(c, k);

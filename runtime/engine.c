@@ -78,12 +78,6 @@ int vg_cand_step(const struct vigil_assertion *a, unsigned ai,
   return newpass ? VG_STEP_NEWPASS : VG_STEP_OK;
 }
 
-/* Guideline mode: a FINAL state is done (later events are ignored). */
-int vg_is_done(const struct vigil_assertion *a, unsigned ai, unsigned state) {
-  return a->mode == VIGIL_MODE_GUIDELINE &&
-         (a->alternatives[ai].states[state].flags & VIGIL_SF_FINAL);
-}
-
 /* The end of the bound for one candidate: 0 when it passes, else 1 with
  * the failure. */
 int vg_cand_end(const struct vigil_assertion *a, unsigned ai,

@@ -249,6 +249,8 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
   if (h->dropped)
     return;
   h->events++;
+  if (a->nalternatives == 1 && vg_record_quick(a, h, s, values))
+    return;
   const struct vg_assertion_rt *rt = a->runtime;
   uint64_t slow = vg_config.shortcuts && rt && rt->any_fast
                       ? vg_shortcut_event(a, b, h, s, values)

@@ -178,7 +178,12 @@ int vg_cand_step(const struct vigil_assertion *a, unsigned ai,
                  struct vg_failure *f);
 int vg_cand_end(const struct vigil_assertion *a, unsigned ai,
                 const struct vg_cand *c, struct vg_failure *f);
-int vg_is_done(const struct vigil_assertion *a, unsigned ai, unsigned state);
+/* Guideline mode: a FINAL state is done (later events are ignored). */
+static inline int vg_is_done(const struct vigil_assertion *a, unsigned ai,
+                             unsigned state) {
+  return a->mode == VIGIL_MODE_GUIDELINE &&
+         (a->alternatives[ai].states[state].flags & VIGIL_SF_FINAL);
+}
 void vg_failure_init(struct vg_failure *f, unsigned ai, int reason, int event,
                      uint64_t expected);
 
@@ -200,6 +205,9 @@ int vg_tuple_matches(const struct vigil_assertion *a, unsigned s,
 /* Feeds symbol s to one check (capture filter, free-variable forks). */
 void vg_check_event(struct vg_ctx *c, struct vg_check *k, unsigned s,
                     const uint64_t *values);
+/* The same for an event known to carry the check's tuple (a replay). */
+void vg_check_take(struct vg_ctx *c, struct vg_check *k, unsigned s,
+                   const uint64_t *values);
 void vg_check_end(struct vg_ctx *c, struct vg_check *k);
 int vg_ensure_x(struct vg_ctx *c);
 /* A failure of alternative ai: report now (one alternative) or keep it for
@@ -207,7 +215,14 @@ int vg_ensure_x(struct vg_ctx *c);
 void vg_alt_fail(struct vg_ctx *c, struct vg_failure *f);
 
 /* replay.c: recording alternatives */
-int vg_records(const struct vigil_automaton *au, const struct vg_alt *alt);
+static inline int vg_records(const struct vigil_automaton *au, const struct vg_alt *alt) {
+  return !(au->flags & VIGIL_AF_FORWARD) || (au->flags & VIGIL_AF_FREE) ||
+         (alt->status & VG_A_RECORDING);
+}
+/* The common recording event: a single recording alternative before its
+ * site, already initialised in this bound.  1 when it was recorded. */
+int vg_record_quick(struct vigil_assertion *a, struct vg_header *h, unsigned s,
+                    const uint64_t *values);
 void vg_record(struct vg_ctx *c, unsigned s, const uint64_t *values);
 void vg_replay_site(struct vg_ctx *c, const uint64_t *tuple);
 void vg_strict_unreached(struct vg_ctx *c);
@@ -245,6 +260,7 @@ struct vg_assertion_rt {
   uint8_t fast_init[8];  /* header.fast[] on touch: 1 where eligible */
   uint64_t static_symbols; /* symbols with VIGIL_EF_STATIC (fast path model) */
   uint8_t any_fast;      /* some alternative may be in a fast state */
+  struct vg_fast_table *tables; /* shortcut.c, per alternative (any_fast) */
   /* totals of exited threads (live instances are summed on demand) */
   atomic_uint_fast64_t instances, events, passes, failures, dropped;
 };
@@ -276,6 +292,9 @@ void vg_monitor_totals(struct vigil_totals *t);
 void vg_monitor_print_stats(int count_mode);
 
 /* ---- shortcuts (shortcut.c): plain transitions without the generic engine */
+struct vg_fast_table;
+/* Builds rt->tables; -1 (and no shortcuts) when memory is short. */
+int vg_shortcut_prepare(const struct vigil_assertion *a, struct vg_assertion_rt *rt);
 /* Steps every alternative observing s that is in a fast state and whose
  * step is plain; returns the alternatives the generic engine must take. */
 uint64_t vg_shortcut_event(struct vigil_assertion *a, struct vigil_bound *b,

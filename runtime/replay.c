@@ -19,13 +19,24 @@
 
 #include "internal.h"
 
-int vg_records(const struct vigil_automaton *au, const struct vg_alt *alt) {
-  return !(au->flags & VIGIL_AF_FORWARD) || (au->flags & VIGIL_AF_FREE) ||
-         (alt->status & VG_A_RECORDING);
-}
-
 static int uses_tags(const struct vigil_automaton *au) {
   return (au->flags & VIGIL_AF_TAGS) && vg_config.algorithm == VG_TAGS;
+}
+
+/* Most events of a recording assertion arrive here: nothing to decide,
+ * one append.  What vg_record would do, without the context it needs for
+ * the rarer cases (memory not yet there, after the site, mixed). */
+int vg_record_quick(struct vigil_assertion *a, struct vg_header *h, unsigned s,
+                    const uint64_t *values) {
+  const struct vigil_automaton *au = &a->alternatives[0];
+  struct vg_alt *alt = vg_alts(h);
+  if (alt->gen != h->gen || alt->status || !(au->alphabet & vg_bit(s)) ||
+      ((au->flags & VIGIL_AF_FORWARD) && !(au->flags & VIGIL_AF_FREE)) || !alt->x ||
+      !alt->x->store)
+    return 0;
+  if (vg_store_record(alt->x, uses_tags(au), &a->symbols[s], s, ++h->clock, values) < 0)
+    h->dropped = 1;
+  return 1;
 }
 
 /* Pre symbols always (a later tuple or a new pass may need them), symbols
@@ -108,10 +119,11 @@ void vg_replay_site(struct vg_ctx *c, const uint64_t *tuple) {
                                     mixed ? alt->saved_ever : 0);
   if (!k)
     return;
+  /* collect() kept the occurrences that carry the tuple */
   for (size_t i = 0; i < n && !k->status && !c->h->dropped; i++)
-    vg_check_event(c, k, list[i].sym, list[i].vals);
+    vg_check_take(c, k, list[i].sym, list[i].vals);
   if (!k->status && !c->h->dropped)
-    vg_check_event(c, k, VIGIL_SYM_SITE, NULL);
+    vg_check_take(c, k, VIGIL_SYM_SITE, NULL);
 }
 
 /* The captures occurrence o carries (mask) and their values (into t). */

@@ -26,8 +26,14 @@ static void fast_init(struct vigil_assertion *a, struct vg_assertion_rt *rt) {
                        vigil_fast_eligible(&m));
   }
   rt->static_symbols = statics;
+  uint8_t any = 0;
   for (unsigned i = 0; i < 8; i++)
-    rt->any_fast |= out[i];
+    any |= out[i];
+  /* the runtime's own table steps need their tables; without memory for
+   * them the generic engine does everything (the pass's inline path, if
+   * any, still works: it reads header.fast, which reclaim() takes over) */
+  if (any && vg_config.shortcuts && vg_shortcut_prepare(a, rt) == 0)
+    rt->any_fast = 1;
 }
 
 uint64_t __vigil_test_dropped(struct vigil_assertion *a);
@@ -47,6 +53,7 @@ struct vg_assertion_rt *vg_rt(struct vigil_assertion *a) {
   struct vg_assertion_rt *expected = NULL;
   if (!__atomic_compare_exchange_n((struct vg_assertion_rt **)&a->runtime, &expected, n,
                                    0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    free(n->tables);
     free(n);
     return expected;
   }
