@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "symbolize.h"
 
 static vigil_handler_fn handler;
 static void *handler_ctx;
@@ -194,15 +195,16 @@ static void json_string(struct buf *b, const char *s) {
  * outermost libvigil entry point. */
 /* The end every JSON report shares (thread, pid, backtrace), then one
  * write of the whole line to VIGIL_REPORT; frees the buffer. */
-static void json_finish(struct buf *j, long tid, const char *tname, char **frames, int first,
-                        int nframes) {
+static void json_finish(struct buf *j, long tid, const char *tname,
+                        const struct vg_frame *frames, int nframes) {
   bprintf(j, ",\"thread\":%ld,\"thread_name\":", tid);
   json_string(j, tname);
   bprintf(j, ",\"pid\":%ld,\"backtrace\":[", (long)getpid());
-  for (int i = first; frames && i < nframes; i++) {
-    if (i > first)
-      bprintf(j, ",");
-    json_string(j, frames[i]);
+  for (int i = 0; frames && i < nframes; i++) {
+    struct vg_buf fb = {0};
+    vg_frame_json(&fb, &frames[i]);
+    bprintf(j, "%s%s", i ? "," : "", fb.p ? fb.p : "{}");
+    free(fb.p);
   }
   bprintf(j, "]}\n");
   if (j->p) {
@@ -225,18 +227,17 @@ static void abort_if_asked(void) {
   }
 }
 
-static char **backtrace_frames(int *count, int *first) {
-  void *frames[48];
-  int n = backtrace(frames, 48);
-  char **syms = backtrace_symbols(frames, n);
-  *count = n;
-  *first = 0;
-  if (!syms)
-    return NULL;
-  for (int i = 0; i < n; i++)
-    if (strstr(syms[i], "(__vigil_"))
-      *first = i + 1;
-  return syms;
+/* The stack's lines in the text report. */
+static void text_stack(struct buf *b, const struct vg_frame *frames, int nframes) {
+  if (!frames)
+    return;
+  bprintf(b, "  backtrace:\n");
+  for (int i = 0; i < nframes; i++) {
+    struct vg_buf fb = {0};
+    vg_frame_text(&fb, &frames[i], i);
+    bprintf(b, "    %s\n", fb.p ? fb.p : "?");
+    free(fb.p);
+  }
 }
 
 struct sub {
@@ -284,8 +285,8 @@ void vg_report(struct vigil_assertion *a, struct vg_header *h,
   long tid = (long)gettid();
   char tname[32] = "";
   pthread_getname_np(pthread_self(), tname, sizeof tname);
-  int nframes = 0, first = 0;
-  char **frames = vg_config.backtrace ? backtrace_frames(&nframes, &first) : NULL;
+  int nframes = 0;
+  struct vg_frame *frames = vg_config.backtrace ? vg_stack(&nframes) : NULL;
 
   const char *reason = n == 1 ? subs[0].reason : reason_codes[VG_R_NO_ALTERNATIVE];
   struct buf expl = {0};
@@ -321,11 +322,7 @@ void vg_report(struct vigil_assertion *a, struct vg_header *h,
         bprintf(&b, "%sallowed:  %s\n", ind, bstr(&s->expected));
     }
     bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
-    if (frames) {
-      bprintf(&b, "  backtrace:\n");
-      for (int i = first; i < nframes; i++)
-        bprintf(&b, "    #%d %s\n", i - first, frames[i]);
-    }
+    text_stack(&b, frames, nframes);
     if (b.p) {
       fputs(b.p, stderr);
       fflush(stderr);
@@ -360,7 +357,7 @@ void vg_report(struct vigil_assertion *a, struct vg_header *h,
       }
       bprintf(&j, "]");
     }
-    json_finish(&j, tid, tname, frames, first, nframes);
+    json_finish(&j, tid, tname, frames, nframes);
   }
   free(frames);
   free(expl.p);
@@ -383,8 +380,8 @@ void vg_report_violation(struct vigil_violation *v, const char *heading,
   pthread_getname_np(pthread_self(), tname, sizeof tname);
   v->thread = tid;
   v->thread_name = tname;
-  int nframes = 0, first = 0;
-  char **frames = vg_config.backtrace ? backtrace_frames(&nframes, &first) : NULL;
+  int nframes = 0;
+  struct vg_frame *frames = vg_config.backtrace ? vg_stack(&nframes) : NULL;
 
   if (handler) {
     handler(v, handler_ctx);
@@ -405,11 +402,7 @@ void vg_report_violation(struct vigil_violation *v, const char *heading,
     for (const char *const *l = tail; l && l[0]; l += 2)
       bprintf(&b, "  %-9s %s\n", l[0], l[1]);
     bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
-    if (frames) {
-      bprintf(&b, "  backtrace:\n");
-      for (int i = first; i < nframes; i++)
-        bprintf(&b, "    #%d %s\n", i - first, frames[i]);
-    }
+    text_stack(&b, frames, nframes);
     if (b.p) {
       fputs(b.p, stderr);
       fflush(stderr);
@@ -435,7 +428,7 @@ void vg_report_violation(struct vigil_violation *v, const char *heading,
     json_string(&j, v->expected ? v->expected : "");
     if (json)
       bprintf(&j, "%s", json);
-    json_finish(&j, tid, tname, frames, first, nframes);
+    json_finish(&j, tid, tname, frames, nframes);
   }
   free(frames);
   abort_if_asked();

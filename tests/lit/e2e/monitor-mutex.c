@@ -109,8 +109,8 @@ int main(int argc, char **argv) {
 // DOUBLE-NEXT: picture:{{ +}}vigil render {{.*}}models/mutex.dot --highlight locked:lock
 // DOUBLE-NEXT: thread:{{ +}}{{[0-9]+}} (main-thread)
 // DOUBLE-NEXT: backtrace:
-// DOUBLE-NEXT: #0 {{.*}}(relock+
-// DOUBLE-NEXT: #1 {{.*}}(main+
+// DOUBLE-NEXT: #0 {{.*}}relock (
+// DOUBLE-NEXT: #1 {{.*}}main (
 // DOUBLE: vigil: aborting
 
 // UNLOCK: vigil: monitor violation: mutex
@@ -140,7 +140,7 @@ int main(int argc, char **argv) {
 // After the violation the instance is back in the initial state (the
 // kernel's reset), so relock's unlock is an unlock without a lock.
 // JSON-NEXT: "reason":"monitor-invalid-event",{{.*}}"event":"unlock <- call:pthread_mutex_unlock key=arg0 (mutex.bind:21)",{{.*}}"state":"unlocked"
-// JSON-NOT: {
+// JSON-NOT: {"assertion"
 
 // COUNT-NOT: monitor violation
 // COUNT: vigil: 1 violation counted

@@ -100,8 +100,8 @@ int main(int argc, char **argv) {
 // FAILED-NEXT: state:{{ +}}idle
 // FAILED-NEXT: allowed:{{ +}}begin
 // FAILED: backtrace:
-// FAILED-NEXT: #0 {{.*}}(txn_commit+
-// FAILED-NEXT: #1 {{.*}}(main+
+// FAILED-NEXT: #0 {{.*}}txn_commit (
+// FAILED-NEXT: #1 {{.*}}main (
 // FAILED-NOT: vigil: monitor
 // FAILED: done
 
@@ -133,4 +133,4 @@ int main(int argc, char **argv) {
 // INDIRECT: done
 
 // JSON: "reason":"monitor-invalid-event",{{.*}}"kind":"monitor","monitor":"txn",{{.*}}"scope":"task","state":"idle","key":null,"source":"call:txn_commit","rule_line":7,"render":"vigil render {{.*}}txn.dot --highlight idle:commit","thread":{{[0-9]+}},"thread_name":"committer"
-// JSON-NOT: {
+// JSON-NOT: {"assertion"

@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
 // BAD-NEXT: reason: required event call(check) did not happen before the assertion site (missing-before-site)
 // BAD: thread:
 // BAD: backtrace:
-// BAD-NEXT: #0 {{.*}}({{main|syscall_entry}}+
+// BAD-NEXT: #0 {{.*}}{{main|syscall_entry}} (
 // BAD: vigil: aborting
 // OUTSIDE-NOT: vigil
 // OUTSIDE: done
