@@ -38,6 +38,7 @@
 
 #define VIGIL_FIELDS_TABLE
 #include "monitor.h"
+#include "symbolizer.h"
 #include "monitor.skel.h"
 
 #define EXIT_OK 0
@@ -1024,6 +1025,103 @@ static void usym_name(const struct proc_maps *m, uint64_t addr, struct elf_info 
 	snprintf(buf, len, "?");
 }
 
+/* Where a user address is: its module file and the virtual address in it
+ * (what llvm-symbolizer wants), through the maps or the fallback. */
+static bool uwhere(const struct proc_maps *m, uint64_t addr, struct elf_info *fallback,
+		   int64_t bias, bool have_bias, const char **path, uint64_t *vaddr)
+{
+	for (int i = 0; i < m->n; i++) {
+		const struct map_ent *me = &m->ents[i];
+		struct elf_info *info;
+
+		if (addr < me->start || addr >= me->end)
+			continue;
+		info = elf_load(me->path);
+		if (!info || !info->ok || !elf_off_to_vaddr(info, addr - me->start + me->offset, vaddr))
+			return false;
+		*path = me->path;
+		return true;
+	}
+	if (fallback && have_bias && elf_has_vaddr(fallback, addr - bias)) {
+		*path = fallback->path;
+		*vaddr = addr - bias;
+		return true;
+	}
+	return false;
+}
+
+#define ULINES_INLINE 4
+
+/* Source lines of the user frames, by llvm-symbolizer (runtime/symbolizer.c,
+ * shared with libvigil's reports): frame i gets counts[i] symbols at
+ * syms[i * ULINES_INLINE], innermost inlined first; 0 when unknown or when
+ * VIGIL_SYMBOLIZE=0.  Frames after the first are return addresses: the
+ * call is the byte before. */
+static void ulines(const struct proc_maps *m, const __u64 *ustack, int nu,
+		   struct elf_info *fallback, int64_t bias, bool have_bias,
+		   struct vg_symbol *syms, int *counts)
+{
+	const char *mods[VIGIL_STACK_DEPTH + 1];
+	uint64_t addrs[VIGIL_STACK_DEPTH + 1];
+	int idx[VIGIL_STACK_DEPTH + 1], q = 0;
+	const char *off = getenv("VIGIL_SYMBOLIZE");
+
+	for (int i = 0; i < nu; i++) {
+		counts[i] = 0;
+		if (off && !strcmp(off, "0"))
+			continue;
+		if (uwhere(m, ustack[i] - (i > 0), fallback, bias, have_bias, &mods[q], &addrs[q]))
+			idx[q++] = i;
+	}
+	/* A monitor may report thousands of violations from a few places:
+	 * answers are cached per (module, address), so the symbolizer runs
+	 * only for addresses not seen before. */
+	static struct ucache {
+		char path[PATH_MAX];
+		uint64_t vaddr;
+		int count;
+		struct vg_symbol syms[ULINES_INLINE];
+	} *cache;
+	const int ncache = 512;
+	int miss = 0, missing[VIGIL_STACK_DEPTH + 1];
+	const char *mmods[VIGIL_STACK_DEPTH + 1];
+	uint64_t maddrs[VIGIL_STACK_DEPTH + 1];
+
+	if (!cache && !(cache = calloc(ncache, sizeof(*cache))))
+		return;
+	for (int k = 0; k < q; k++) {
+		struct ucache *e = &cache[(addrs[k] ^ (addrs[k] >> 12)) % ncache];
+
+		if (e->vaddr == addrs[k] && !strcmp(e->path, mods[k])) {
+			memcpy(&syms[idx[k] * ULINES_INLINE], e->syms, sizeof(e->syms));
+			counts[idx[k]] = e->count;
+		} else {
+			mmods[miss] = mods[k];
+			maddrs[miss] = addrs[k];
+			missing[miss++] = k;
+		}
+	}
+	if (!miss)
+		return;
+	struct vg_symbol tmp[(VIGIL_STACK_DEPTH + 1) * ULINES_INLINE];
+	int c[VIGIL_STACK_DEPTH + 1];
+
+	if (vg_symbolizer_run(mmods, maddrs, miss, ULINES_INLINE, tmp, c) < 0)
+		return;
+	for (int m = 0; m < miss; m++) {
+		int k = missing[m];
+		struct ucache *e = &cache[(addrs[k] ^ (addrs[k] >> 12)) % ncache];
+
+		memcpy(&syms[idx[k] * ULINES_INLINE], &tmp[m * ULINES_INLINE],
+		       sizeof(*tmp) * ULINES_INLINE);
+		counts[idx[k]] = c[m];
+		snprintf(e->path, sizeof(e->path), "%s", mods[k]);
+		e->vaddr = addrs[k];
+		e->count = c[m];
+		memcpy(e->syms, &tmp[m * ULINES_INLINE], sizeof(e->syms));
+	}
+}
+
 /* ------------------------------------------------------------------------
  * Output
  */
@@ -1066,6 +1164,17 @@ static void json_str(FILE *out, const char *s)
 			fputc(c, out);
 	}
 	fputc('"', out);
+}
+
+static void json_symbol(FILE *out, const struct vg_symbol *sy)
+{
+	fprintf(out, "\"function\":");
+	json_str(out, sy->function);
+	if (sy->file[0]) {
+		fprintf(out, ",\"file\":");
+		json_str(out, sy->file);
+		fprintf(out, ",\"line\":%u,\"column\":%u", sy->line, sy->column);
+	}
 }
 
 static const char *where(const struct spec_rule *r, char *buf, size_t len)
@@ -1140,6 +1249,10 @@ static int handle_violation(void *ctx, void *data, size_t size)
 		}
 	}
 
+	struct vg_symbol usyms[(VIGIL_STACK_DEPTH + 1) * ULINES_INLINE];
+	int ucounts[VIGIL_STACK_DEPTH + 1];
+
+	ulines(&maps, ustack, nu, fallback, bias, have_bias, usyms, ucounts);
 	const unsigned st = v->state < (unsigned)spec.nstates ? v->state : 0;
 	const char *state = spec.states[st];
 	const char *event = event_name(&spec, v->event == VIGIL_EV_FORGET ? -1 : (int)v->event);
@@ -1185,10 +1298,24 @@ static int handle_violation(void *ctx, void *data, size_t size)
 		}
 		fprintf(out, "],\"user_stack\":[");
 		for (int i = 0; i < nu; i++) {
+			const struct vg_symbol *sy = &usyms[i * ULINES_INLINE];
+
 			usym_name(&maps, ustack[i], fallback, bias, have_bias, sym, sizeof(sym));
 			fprintf(out, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "",
 				(unsigned long long)ustack[i]);
 			json_str(out, sym);
+			if (ucounts[i]) {
+				/* the function itself, then what was inlined into it */
+				fputc(',', out);
+				json_symbol(out, &sy[ucounts[i] - 1]);
+				fprintf(out, ",\"inlined\":[");
+				for (int k = 0; k + 1 < ucounts[i]; k++) {
+					fprintf(out, "%s{", k ? "," : "");
+					json_symbol(out, &sy[k]);
+					fputc('}', out);
+				}
+				fputc(']', out);
+			}
 			fputc('}', out);
 		}
 		fprintf(out, "],\"render\":");
@@ -1232,8 +1359,15 @@ static int handle_violation(void *ctx, void *data, size_t size)
 		if (nu) {
 			fprintf(out, "  user stack:\n");
 			for (int i = 0; i < nu; i++) {
+				const struct vg_symbol *sy = &usyms[i * ULINES_INLINE];
+
 				usym_name(&maps, ustack[i], fallback, bias, have_bias, sym, sizeof(sym));
 				fprintf(out, "    #%-2d 0x%016llx %s\n", i, (unsigned long long)ustack[i], sym);
+				for (int k = 0; k < ucounts[i]; k++)
+					if (sy[k].file[0])
+						fprintf(out, "        %s:%u:%u in %s%s\n", sy[k].file, sy[k].line,
+							sy[k].column, sy[k].function,
+							k + 1 < ucounts[i] ? " (inlined)" : "");
 			}
 		}
 		fprintf(out, "  render: vigil render %s --highlight %s:%s\n", spec.model, state, event);

@@ -19,23 +19,16 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <errno.h>
 #include <execinfo.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "symbolize.h"
-
-extern char **environ;
+#include "symbolizer.h"
 
 #define MAX_PCS 64
 #define MAX_INLINE 8
@@ -104,136 +97,38 @@ static struct entry *slot(uintptr_t pc) {
   return &cache[(pc >> 2) % CACHE_SIZE];
 }
 
-/* ---- llvm-symbolizer ------------------------------------------------------ */
-
-static int spawn(int *to, int *from, pid_t *pid) {
-  int in[2], out[2];
-  if (pipe2(in, O_CLOEXEC) < 0)
-    return -1;
-  if (pipe2(out, O_CLOEXEC) < 0) {
-    close(in[0]), close(in[1]);
-    return -1;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  /* VIGIL_SYMBOLIZER, when set, is the only one tried */
-  const char *env = getenv("VIGIL_SYMBOLIZER");
-  const char *progs[] = {env && *env ? env : "llvm-symbolizer-19",
-                         "/usr/lib/llvm-19/bin/llvm-symbolizer", "llvm-symbolizer"};
-  unsigned nprogs = env && *env ? 1 : 3;
-  int rc = -1;
-  for (unsigned i = 0; i < nprogs && rc != 0; i++) {
-    char *argv[] = {(char *)progs[i], "--inlines", "--demangle", NULL};
-    rc = posix_spawnp(pid, progs[i], &fa, NULL, argv, environ);
-  }
-  posix_spawn_file_actions_destroy(&fa);
-  close(in[0]);
-  close(out[1]);
-  if (rc != 0) {
-    close(in[1]);
-    close(out[0]);
-    return -1;
-  }
-  *to = in[1];
-  *from = out[0];
-  return 0;
-}
-
-/* Writes without dying of SIGPIPE if the symbolizer is gone. */
-static int write_all(int fd, const char *p, size_t n) {
-  sigset_t pipe_set, old;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-  int ok = 0;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w <= 0) {
-      ok = -1;
-      break;
-    }
-    p += w, n -= (size_t)w;
-  }
-  struct timespec zero = {0, 0};
-  while (sigtimedwait(&pipe_set, NULL, &zero) > 0) {
-  }
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return ok;
-}
-
-/* "file:line:col" (or "??:0:0") into the frame. */
-static void parse_location(struct vg_frame *fr, char *loc) {
-  char *c2 = strrchr(loc, ':');
-  if (!c2)
-    return;
-  *c2 = 0;
-  char *c1 = strrchr(loc, ':');
-  if (!c1)
-    return;
-  *c1 = 0;
-  if (!strcmp(loc, "??"))
-    return;
-  snprintf(fr->file, sizeof fr->file, "%s", loc);
-  fr->line = (unsigned)strtoul(c1 + 1, NULL, 10);
-  fr->column = (unsigned)strtoul(c2 + 1, NULL, 10);
-}
-
-/* Reads one answer (pairs of lines up to a blank line) into e. */
-static int read_answer(FILE *in, struct entry *e, const struct vg_frame *base) {
-  char fn[512], loc[1024];
-  e->n = 0;
-  for (;;) {
-    if (!fgets(fn, sizeof fn, in))
-      return -1;
-    fn[strcspn(fn, "\n")] = 0;
-    if (!*fn)
-      return e->n ? 0 : -1;
-    if (!fgets(loc, sizeof loc, in))
-      return -1;
-    loc[strcspn(loc, "\n")] = 0;
-    if (e->n == MAX_INLINE)
-      continue;
-    struct vg_frame *fr = &e->fr[e->n++];
-    *fr = *base;
-    if (strcmp(fn, "??"))
-      snprintf(fr->function, sizeof fr->function, "%s", fn);
-    parse_location(fr, loc);
-  }
-}
-
 /* Symbolises the frames not in the cache; 0 on success. */
 static int run_symbolizer(struct vg_frame *const *todo, int n) {
-  int to, from;
-  pid_t pid;
-  if (spawn(&to, &from, &pid) < 0)
-    return -1;
-  char *q = NULL;
-  size_t qlen = 0;
-  FILE *qs = open_memstream(&q, &qlen);
-  for (int i = 0; qs && i < n; i++)
-    fprintf(qs, "CODE \"%s\" 0x%lx\n", todo[i]->module, (unsigned long)todo[i]->offset);
-  if (qs)
-    fclose(qs);
-  int rc = q ? write_all(to, q, qlen) : -1;
-  free(q);
-  close(to);
-  FILE *in = fdopen(from, "r");
-  for (int i = 0; rc == 0 && in && i < n; i++) {
+  const char **modules = calloc((size_t)n, sizeof *modules);
+  uint64_t *addrs = calloc((size_t)n, sizeof *addrs);
+  struct vg_symbol *syms = calloc((size_t)n * MAX_INLINE, sizeof *syms);
+  int *counts = calloc((size_t)n, sizeof *counts);
+  int rc = -1;
+  if (modules && addrs && syms && counts) {
+    for (int i = 0; i < n; i++) {
+      modules[i] = todo[i]->module;
+      addrs[i] = todo[i]->offset;
+    }
+    rc = vg_symbolizer_run(modules, addrs, n, MAX_INLINE, syms, counts);
+  }
+  for (int i = 0; rc == 0 && i < n; i++) {
     struct entry *e = slot(todo[i]->address);
-    if (read_answer(in, e, todo[i]) == 0)
-      e->pc = todo[i]->address;
-    else
-      rc = -1;
+    e->pc = todo[i]->address;
+    e->n = counts[i] ? counts[i] : 1;
+    for (int k = 0; k < e->n; k++) {
+      struct vg_frame *fr = &e->fr[k];
+      *fr = *todo[i];
+      if (!counts[i])
+        break; /* nothing known: the frame as located */
+      const struct vg_symbol *sy = &syms[i * MAX_INLINE + k];
+      if (sy->function[0])
+        snprintf(fr->function, sizeof fr->function, "%s", sy->function);
+      snprintf(fr->file, sizeof fr->file, "%s", sy->file);
+      fr->line = sy->line;
+      fr->column = sy->column;
+    }
   }
-  if (in)
-    fclose(in);
-  else
-    close(from);
-  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-  }
+  free(modules), free(addrs), free(syms), free(counts);
   return rc;
 }
 
