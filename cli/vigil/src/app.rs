@@ -33,7 +33,7 @@ pub const CC_NAMES: &[&str] = &["vigil-cc"];
         VIGIL_VERBOSE  print the compiler command line before running it\n\n\
         Run-time (the instrumented program):\n  \
         VIGIL_ON_FAILURE  abort (default) | log | count\n  \
-        VIGIL_REPORT      write violations to this file as JSON Lines",
+        VIGIL_REPORT      write violations to this file as JSON Lines (vigil report --sarif converts it)",
     arg_required_else_help = true
 )]
 pub struct Cli {
@@ -159,6 +159,17 @@ pub enum Cmd {
     /// input (model, binding, unreadable trace).
     Check(check_cmd::CheckArgs),
 
+    /// Convert a JSON Lines report to SARIF 2.1.0 (code scanning, IDEs)
+    ///
+    /// FILE is what VIGIL_REPORT collected (assertion and monitor
+    /// violations), or the output of `vigil check --json` or `vigil monitor
+    /// --json`; `-` reads standard input.  One rule per assertion or
+    /// monitor, one result per violation, backtraces as stacks and code
+    /// flows.  A line that is not a vigil report is an error naming
+    /// FILE:LINE, and then nothing is written.  Exit status: 0 converted
+    /// (violations or not), 2 bad or unreadable input.
+    Report(crate::report_cmd::ReportArgs),
+
     /// Build and run a small example: a correct run, then a run with a seeded bug
     Demo {
         /// Build in DIR and keep it (default: a temporary directory, removed afterwards)
@@ -234,6 +245,7 @@ fn run_cli(cli: Cli) -> Result<()> {
         } => explain::run(&file, format, output.as_deref(), &clang_args),
         Cmd::Demo { keep } => demo::run(keep.as_deref()),
         Cmd::Check(args) => check_cmd::run(&args),
+        Cmd::Report(args) => crate::report_cmd::run(&args),
         Cmd::Monitor(args) => crate::monitor_cmd::run(&args),
         Cmd::GenMonitor {
             binding,

@@ -5,6 +5,7 @@
 //! * [`flags`]: the flags vigil adds to clang's command line
 //! * [`install`]: finding vigil's plugins, runtime, header and clang
 //! * [`cc`], [`explain`], [`demo`]: the subcommands
+//! * [`sarif`]: JSON Lines reports as SARIF 2.1.0 (`vigil report --sarif`)
 //! * [`app`]: argv[0] dispatch and the clap command line
 
 pub mod app;
@@ -20,6 +21,8 @@ pub mod install;
 pub mod monitor_cmd;
 pub mod monitor_c;
 pub mod render_cmd;
+pub mod report_cmd;
+pub mod sarif;
 pub mod shell;
 pub mod tempdir;
 
