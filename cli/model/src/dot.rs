@@ -1174,15 +1174,42 @@ fn build(path: &Path, g: &Graph) -> Result<Model, Diagnostic> {
             }
         }
         if t.guard.is_some() || !t.resets.is_empty() {
-            let a = EdgeAnnotation {
-                from: s,
-                event: ev,
-                guard: t.guard.clone(),
-                resets: t.resets.clone(),
-                line: t.line,
-            };
-            if !annotations.contains(&a) {
-                annotations.push(a);
+            // The same transition written on several edges: one annotation,
+            // as the renderer draws it (one label item per event), so that
+            // the rendering parses back.  Two different guards cannot be
+            // combined silently.
+            match annotations
+                .iter_mut()
+                .find(|a: &&mut EdgeAnnotation| a.from == s && a.event == ev)
+            {
+                Some(a) => {
+                    match (&a.guard, &t.guard) {
+                        (Some(first), Some(g)) if first != g => {
+                            return Err(diag(
+                                t.line,
+                                format!(
+                                    "two guards (`{first}` on line {} and `{g}`) on event `{}` from \
+                                     state `{}`: combine them into one with && or ||",
+                                    a.line, t.event, t.from
+                                ),
+                            ));
+                        }
+                        (None, Some(g)) => a.guard = Some(g.clone()),
+                        _ => {}
+                    }
+                    for c in &t.resets {
+                        if !a.resets.contains(c) {
+                            a.resets.push(c.clone());
+                        }
+                    }
+                }
+                None => annotations.push(EdgeAnnotation {
+                    from: s,
+                    event: ev,
+                    guard: t.guard.clone(),
+                    resets: t.resets.clone(),
+                    line: t.line,
+                }),
             }
         }
     }

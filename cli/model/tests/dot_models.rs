@@ -334,3 +334,51 @@ fn svg_highlights_in_red() {
     assert!(!plain.contains("red"));
     assert!(render::dot_to_svg("digraph {").is_err());
 }
+
+/// Found by fuzzing (tests/fuzz-rust, target dot): the same guarded
+/// transition written on two edges gave two annotations, which `render`
+/// drew as one label with two guards, so the rendering (documented to parse
+/// back into the same model) was refused.  Now one annotation; two
+/// different guards on one transition are refused with the line.
+#[test]
+fn repeated_guarded_edge_renders_back() {
+    let text = r#"digraph g {
+        {node [shape = plaintext, style=invis, label=""] "__init_a"};
+        {node [shape = circle] "a"};
+        {node [shape = circle] "b"};
+        "__init_a" -> "a";
+        "a" -> "b" [ label = "go;x == 1;reset(clk)" ];
+        "a" -> "b" [ label = "go;x == 1;reset(clk)" ];
+        "a" -> "b" [ label = "go;reset(t)" ];
+        "b" -> "a" [ label = "back" ];
+    }"#;
+    let m = dot::parse(Path::new("rep.dot"), text).unwrap();
+    assert_eq!(m.annotations.len(), 1, "{:?}", m.annotations);
+    assert_eq!(m.annotations[0].guard.as_deref(), Some("x == 1"));
+    assert_eq!(m.annotations[0].resets, vec!["clk", "t"]);
+    assert_eq!(m.annotations[0].line, 6);
+    let src = render::to_dot(&m, None);
+    let again = dot::parse(Path::new("rep.dot"), &src).unwrap_or_else(|d| panic!("{d}\n{src}"));
+    assert_eq!(
+        again.annotations,
+        m.annotations
+            .iter()
+            .map(|a| vigil_model::EdgeAnnotation {
+                line: again.annotations[0].line,
+                ..a.clone()
+            })
+            .collect::<Vec<_>>()
+    );
+
+    let two = text.replace(
+        r#""a" -> "b" [ label = "go;reset(t)" ];"#,
+        r#""a" -> "b" [ label = "go;y == 2" ];"#,
+    );
+    let e = dot::parse(Path::new("rep.dot"), &two).unwrap_err();
+    assert_eq!(e.line, 8, "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("rep.dot:8: two guards (`x == 1` on line 6 and `y == 2`)"),
+        "{e}"
+    );
+}
