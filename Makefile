@@ -25,7 +25,7 @@ RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/runtime/%.o,$(RUNTIME_SRC))
 RUNTIME_CFLAGS := -std=c11 -O2 -g -fdebug-default-version=4 -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude -MMD -MP
 
 .PHONY: all deps build runtime compiler cli bpf test test-runtime test-lit test-cli \
-        demo bench bench-kernel bench-deps bench-compare clean
+        demo bench bench-kernel bench-deps bench-compare fuzz clean
 
 all: build
 
@@ -101,6 +101,13 @@ $(BUILD)/tests/test_engine: $(TEST_RT_OBJ) $(BUILD)/lib/libvigil.a
 	@mkdir -p $(dir $@)
 	$(LLVM_BIN)/clang++ $(TEST_RT_OBJ) $(BUILD)/lib/libvigil.a \
 	  $(shell llvm-config-19 --ldflags) -lLLVM-19 -lpthread -o $@
+
+# Longer fuzzing: every libFuzzer target for FUZZ_SECONDS each
+# (docs/fuzzing.md lists the figures of the last long run).
+FUZZ_SECONDS ?= 120
+fuzz: build
+	tests/fuzz/run.sh "$(BUILD)" $(FUZZ_SECONDS)
+	tests/fuzz-rust/run.sh "$(BUILD)" $(FUZZ_SECONDS)
 
 test-runtime: $(BUILD)/tests/test_engine
 	$(BUILD)/tests/test_engine

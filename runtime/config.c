@@ -4,6 +4,7 @@
  * mistakes never stop the program being verified.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,23 +32,34 @@ static void bad(const char *var, const char *val, const char *expect) {
   fprintf(stderr, "vigil: ignoring %s=%s (expected %s)\n", var, val, expect);
 }
 
+/* Sizes are capped at 2^48 bytes or entries: far above any real limit,
+ * and every later doubling or shift stays clear of overflow (the fuzzer
+ * found a loop that never ended at 2^63). */
+#define VG_SIZE_MAX (1ull << 48)
+
 static int parse_size(const char *var, const char *v, size_t *out) {
   char *end;
+  errno = 0;
   unsigned long long n = strtoull(v, &end, 10);
-  if (end == v || n == 0) {
+  if (end == v || n == 0 || *v == '-' || *v == '+' || errno == ERANGE) {
     bad(var, v, "a positive number");
     return -1;
   }
+  unsigned shift = 0;
   switch (*end) {
-  case 'k': case 'K': n <<= 10; end++; break;
-  case 'm': case 'M': n <<= 20; end++; break;
-  case 'g': case 'G': n <<= 30; end++; break;
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
   }
   if (*end) {
     bad(var, v, "a positive number with an optional K, M or G suffix");
     return -1;
   }
-  *out = (size_t)n;
+  if (n > (VG_SIZE_MAX >> shift)) {
+    bad(var, v, "a size up to 256T");
+    return -1;
+  }
+  *out = (size_t)(n << shift);
   return 0;
 }
 
@@ -81,7 +93,7 @@ static void init(void) {
     size_t n;
     if (!parse_size("VIGIL_STORE_LIMIT", v, &n)) {
       size_t p = 16;
-      while (p * 2 <= n) p *= 2; /* stores grow in powers of two */
+      while (p <= n / 2) p *= 2; /* stores grow in powers of two */
       vg_config.store_limit = p;
     }
   }

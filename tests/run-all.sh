@@ -28,6 +28,16 @@ else
   echo "fuzzing printed no summary"; failed=$((failed + 1)); status=1
 fi
 
+echo "== fuzzing the Rust text front ends and the runtime's VIGIL_* parsing (libFuzzer)"
+"$ROOT/tests/fuzz-rust/run.sh" "$BUILD" "${VIGIL_RUST_FUZZ_SECONDS:-3}" | tee "$log/fuzz-rust" || status=1
+line=$(grep -E '^fuzz-rust: [0-9]+ passed, [0-9]+ failed' "$log/fuzz-rust" | tail -1)
+if [ -n "$line" ]; then
+  passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
+  failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+else
+  echo "Rust fuzzing printed no summary"; failed=$((failed + 1)); status=1
+fi
+
 echo "== lit end-to-end and compiler tests"
 VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$ROOT/tests/lit" 2>&1 | tee "$log/lit"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
