@@ -108,6 +108,7 @@ FUZZ_SECONDS ?= 120
 fuzz: build
 	tests/fuzz/run.sh "$(BUILD)" $(FUZZ_SECONDS)
 	tests/fuzz-rust/run.sh "$(BUILD)" $(FUZZ_SECONDS)
+	python3 tests/fuzz/plugin_mutate.py "$(BUILD)" $(FUZZ_SECONDS)
 
 test-runtime: $(BUILD)/tests/test_engine
 	$(BUILD)/tests/test_engine

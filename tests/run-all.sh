@@ -28,6 +28,13 @@ else
   echo "fuzzing printed no summary"; failed=$((failed + 1)); status=1
 fi
 
+echo "== fuzzing the Clang plugin's assertion parser (structured mutator)"
+if python3 "$ROOT/tests/fuzz/plugin_mutate.py" "$BUILD" "${VIGIL_PLUGIN_FUZZ_SECONDS:-10}" | tee "$log/fuzz-plugin"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); status=1
+fi
+
 echo "== fuzzing the Rust text front ends and the runtime's VIGIL_* parsing (libFuzzer)"
 "$ROOT/tests/fuzz-rust/run.sh" "$BUILD" "${VIGIL_RUST_FUZZ_SECONDS:-3}" | tee "$log/fuzz-rust" || status=1
 line=$(grep -E '^fuzz-rust: [0-9]+ passed, [0-9]+ failed' "$log/fuzz-rust" | tail -1)
