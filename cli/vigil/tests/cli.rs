@@ -113,7 +113,17 @@ fn pos(args: &[String], s: &str) -> usize {
         .unwrap_or_else(|| panic!("{s:?} not in {args:?}"))
 }
 
+/// Runs the command; retries ETXTBSY, which a freshly copied executable
+/// gets while another test thread's fork still holds its write descriptor.
 fn run(c: &mut Command) -> Output {
+    for _ in 0..50 {
+        match c.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            r => return r.expect("cannot run vigil"),
+        }
+    }
     c.output().expect("cannot run vigil")
 }
 
