@@ -10,13 +10,22 @@
  * from inside the runtime (a custom handler calling instrumented code).
  */
 #include <sched.h>
+#include <signal.h>
 
 #include "internal.h"
 
 extern _Thread_local int vg_thread_exited;
 static _Thread_local int busy;
+/* Set from before this thread tries a global bound's lock until it has
+ * released it: a signal handler that interrupts it there must not try a
+ * lock (its own thread may hold it, and would never release it while the
+ * handler spins).  Its events are ignored, like those raised while the
+ * runtime runs; its bound entries and exits too, which stay balanced
+ * because the handler returns before the interrupted code goes on. */
+static _Thread_local volatile sig_atomic_t holding;
 
 static inline void lock(struct vigil_bound *b) {
+  holding = 1;
   for (unsigned spins = 0;; spins++) {
     unsigned expected = 0;
     if (__atomic_compare_exchange_n(&b->lock, &expected, 1, 1, __ATOMIC_ACQUIRE,
@@ -29,10 +38,11 @@ static inline void lock(struct vigil_bound *b) {
 
 static inline void unlock(struct vigil_bound *b) {
   __atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
+  holding = 0;
 }
 
 #define ENTER(b, global)                                                       \
-  if (busy || vg_thread_exited)                                                \
+  if (busy || holding || vg_thread_exited)                                     \
     return;                                                                    \
   busy = 1;                                                                    \
   if (global)                                                                  \
@@ -45,6 +55,8 @@ static inline void unlock(struct vigil_bound *b) {
 
 void __vigil_bound_enter(struct vigil_bound *b, int global) {
   /* not guarded by `busy`: entries and exits must stay balanced */
+  if (global && holding)
+    return; /* a signal handler on a thread inside a global bound's lock */
   if (global)
     lock(b);
   vg_engine_bound_enter(b);
@@ -53,6 +65,8 @@ void __vigil_bound_enter(struct vigil_bound *b, int global) {
 }
 
 void __vigil_bound_exit(struct vigil_bound *b, int global) {
+  if (global && holding)
+    return; /* its entry was skipped too (see `holding`) */
   if (global)
     lock(b);
   if (b->depth == 1) {
