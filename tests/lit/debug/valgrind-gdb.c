@@ -13,6 +13,15 @@
 // RUN: env VIGIL_ON_FAILURE=log valgrind -q --error-exitcode=9 --suppressions=%root/valgrind/vigil.supp %t1 bug 2>&1 | FileCheck %s --check-prefix=VGBUG
 // RUN: not valgrind -q --error-exitcode=9 --suppressions=%root/valgrind/vigil.supp %t0 uninit 2>&1 | FileCheck %s --check-prefix=VGUSER
 // RUN: not valgrind -q --error-exitcode=9 %t0 2>&1 | FileCheck %s --check-prefix=VGNOSUPP
+// Without -g too: memcheck, callgrind (its profile names the runtime's
+// functions) and perf (counting and sampling).
+// RUN: %vigil-cc -O1 %s -o %tn
+// RUN: valgrind -q --error-exitcode=9 --suppressions=%root/valgrind/vigil.supp %tn 2>&1 | FileCheck %s --check-prefix=VG
+// RUN: valgrind -q --tool=callgrind --callgrind-out-file=%t.cg %tn 2>&1 | FileCheck %s --check-prefix=VG
+// RUN: callgrind_annotate %t.cg | FileCheck %s --check-prefix=CG
+// RUN: perf stat -e task-clock -- %t1 2>&1 | FileCheck %s --check-prefix=PERFSTAT
+// RUN: perf record -q -o %t.perf -- %tn 2>&1 | FileCheck %s --check-prefix=VG
+// RUN: perf report -i %t.perf --stdio 2>&1 | FileCheck %s --check-prefix=PERFREPORT
 // RUN: gdb -nx -batch -ex 'break use_object' -ex run -ex bt %t0 2>&1 | FileCheck %s --check-prefix=GDB
 // RUN: gdb -nx -batch -ex 'break use_object' -ex run -ex bt %t1 2>&1 | FileCheck %s --check-prefix=GDB
 #include <stdio.h>
@@ -94,3 +103,9 @@ int main(int argc, char **argv) {
 // VGNOSUPP-NEXT: at {{.*}}: __vigil_point.struct.object.0.plain
 // GDB: #0 {{.*}}use_object
 // GDB: #1 {{.*}}main {{.*}}valgrind-gdb.c
+
+// CG: PROGRAM TOTALS
+// CG: {{runtime/.*\.c}}:{{[a-z_]+}}
+// PERFSTAT: done
+// PERFSTAT: task-clock
+// PERFREPORT: Samples
