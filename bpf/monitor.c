@@ -985,50 +985,14 @@ static void read_maps(uint32_t tgid, struct proc_maps *m)
 	fclose(f);
 }
 
-/* Symbolise one user address: through the process's maps when it still
- * runs, else (fallback) through `fallback` loaded at `bias`. */
-static void usym_name(const struct proc_maps *m, uint64_t addr, struct elf_info *fallback,
-		      int64_t bias, bool have_bias, char *buf, size_t len)
-{
-	for (int i = 0; i < m->n; i++) {
-		const struct map_ent *me = &m->ents[i];
-		struct elf_info *info;
-		const struct elf_sym *sym;
-		uint64_t vaddr;
-
-		if (addr < me->start || addr >= me->end)
-			continue;
-		info = elf_load(me->path);
-		const char *base = strrchr(me->path, '/') ? strrchr(me->path, '/') + 1 : me->path;
-
-		if (info && info->ok && elf_off_to_vaddr(info, addr - me->start + me->offset, &vaddr) &&
-		    (sym = elf_lookup(info, vaddr))) {
-			snprintf(buf, len, "%s+0x%llx (%s)", sym->name,
-				 (unsigned long long)(vaddr - sym->addr), base);
-			return;
-		}
-		snprintf(buf, len, "? (%s+0x%llx)", base,
-			 (unsigned long long)(addr - me->start + me->offset));
-		return;
-	}
-	if (fallback && have_bias && elf_has_vaddr(fallback, addr - bias)) {
-		const struct elf_sym *sym = elf_lookup(fallback, addr - bias);
-		const char *base =
-			strrchr(fallback->path, '/') ? strrchr(fallback->path, '/') + 1 : fallback->path;
-
-		if (sym) {
-			snprintf(buf, len, "%s+0x%llx (%s)", sym->name,
-				 (unsigned long long)(addr - bias - sym->addr), base);
-			return;
-		}
-	}
-	snprintf(buf, len, "?");
-}
-
-/* Where a user address is: its module file and the virtual address in it
- * (what llvm-symbolizer wants), through the maps or the fallback. */
-static bool uwhere(const struct proc_maps *m, uint64_t addr, struct elf_info *fallback,
-		   int64_t bias, bool have_bias, const char **path, uint64_t *vaddr)
+/* Where a user address is, through the process's maps when it still runs,
+ * else through `fallback` loaded at `bias`: its module file, the file
+ * offset (maps only, else -1) and, when the ELF says, the virtual address
+ * (what symbol lookup and llvm-symbolizer want).  Returns whether a module
+ * was found; *has_vaddr says whether *vaddr is known. */
+static bool ulocate(const struct proc_maps *m, uint64_t addr, struct elf_info *fallback,
+		    int64_t bias, bool have_bias, const char **path, uint64_t *fileoff,
+		    uint64_t *vaddr, bool *has_vaddr)
 {
 	for (int i = 0; i < m->n; i++) {
 		const struct map_ent *me = &m->ents[i];
@@ -1036,18 +1000,45 @@ static bool uwhere(const struct proc_maps *m, uint64_t addr, struct elf_info *fa
 
 		if (addr < me->start || addr >= me->end)
 			continue;
-		info = elf_load(me->path);
-		if (!info || !info->ok || !elf_off_to_vaddr(info, addr - me->start + me->offset, vaddr))
-			return false;
 		*path = me->path;
+		*fileoff = addr - me->start + me->offset;
+		info = elf_load(me->path);
+		*has_vaddr = info && info->ok && elf_off_to_vaddr(info, *fileoff, vaddr);
 		return true;
 	}
 	if (fallback && have_bias && elf_has_vaddr(fallback, addr - bias)) {
 		*path = fallback->path;
+		*fileoff = (uint64_t)-1;
 		*vaddr = addr - bias;
+		*has_vaddr = true;
 		return true;
 	}
 	return false;
+}
+
+/* Symbolise one user address from the module's ELF symbols. */
+static void usym_name(const struct proc_maps *m, uint64_t addr, struct elf_info *fallback,
+		      int64_t bias, bool have_bias, char *buf, size_t len)
+{
+	const char *path;
+	uint64_t fileoff, vaddr;
+	bool has_vaddr;
+
+	if (!ulocate(m, addr, fallback, bias, have_bias, &path, &fileoff, &vaddr, &has_vaddr)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	struct elf_info *info = elf_load(path);
+	const struct elf_sym *sym = has_vaddr && info && info->ok ? elf_lookup(info, vaddr) : NULL;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (sym)
+		snprintf(buf, len, "%s+0x%llx (%s)", sym->name,
+			 (unsigned long long)(vaddr - sym->addr), base);
+	else if (fileoff != (uint64_t)-1)
+		snprintf(buf, len, "? (%s+0x%llx)", base, (unsigned long long)fileoff);
+	else
+		snprintf(buf, len, "?");
 }
 
 #define ULINES_INLINE 4
@@ -1070,7 +1061,11 @@ static void ulines(const struct proc_maps *m, const __u64 *ustack, int nu,
 		counts[i] = 0;
 		if (off && !strcmp(off, "0"))
 			continue;
-		if (uwhere(m, ustack[i] - (i > 0), fallback, bias, have_bias, &mods[q], &addrs[q]))
+		uint64_t fileoff;
+		bool has_vaddr;
+
+		if (ulocate(m, ustack[i] - (i > 0), fallback, bias, have_bias, &mods[q], &fileoff,
+			    &addrs[q], &has_vaddr) && has_vaddr)
 			idx[q++] = i;
 	}
 	/* A monitor may report thousands of violations from a few places:
