@@ -53,13 +53,17 @@ static inline void unlock(struct vigil_bound *b) {
     unlock(b);                                                                 \
   busy = 0
 
-void __vigil_bound_enter(struct vigil_bound *b, int global) {
+void __vigil_bound_enter(struct vigil_bound *b, int global, void *const *frame) {
   /* not guarded by `busy`: entries and exits must stay balanced */
   if (global && holding)
     return; /* a signal handler on a thread inside a global bound's lock */
   if (global)
     lock(b);
-  vg_engine_bound_enter(b);
+  /* An abandoned bound (abandon.c) is closed only where nothing else can be
+   * working on it: per-thread (a global bound's depth counts threads, so
+   * one thread's frame says nothing), and not from inside the runtime (a
+   * handler), which may be in the middle of one of its instances. */
+  vg_engine_bound_enter(b, global || busy || vg_thread_exited ? NULL : frame);
   if (global)
     unlock(b);
 }

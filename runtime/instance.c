@@ -196,14 +196,20 @@ static void touch_instance(struct vigil_assertion *a, struct vigil_bound *b,
   b->pending++;
 }
 
-void vg_engine_bound_enter(struct vigil_bound *b) {
-  /* atomic: the entry points peek at depth without the lock */
+void vg_engine_bound_enter(struct vigil_bound *b, void *const *frame) {
   uint32_t depth = b->depth;
+  if (depth > 0 && vg_bound_abandoned(b, frame)) {
+    vg_bound_abandon(b);
+    depth = 0;
+  }
+  /* atomic: the entry points peek at depth without the lock */
   __atomic_store_n(&b->depth, depth + 1, __ATOMIC_RELAXED);
   if (depth > 0)
     return;
   b->gen++; /* odd: inside */
   b->touched = NULL;
+  b->frame = frame;
+  b->frame_return = frame ? *frame : NULL;
 }
 
 /* Symbol s for one alternative. */

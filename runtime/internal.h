@@ -268,6 +268,7 @@ struct vg_assertion_rt *vg_rt(struct vigil_assertion *a);
 void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global);
 void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h);
 void vg_stats_dropped(struct vigil_assertion *a);
+void vg_stats_abandoned(void);
 void vg_stats_thread_exit(void);
 
 /* ---- reports (report.c) -------------------------------------------------- */
@@ -318,7 +319,13 @@ static inline int vg_alt_inert(const struct vg_header *h, unsigned ai) {
 }
 
 /* ---- the engine's entry points (instance.c, objects.c) ------------------- */
-void vg_engine_bound_enter(struct vigil_bound *b);
+/* frame: as __vigil_bound_enter's, or null where abandoned bounds must not
+ * be closed now (global bounds; the runtime itself is running) */
+void vg_engine_bound_enter(struct vigil_bound *b, void *const *frame);
+/* abandon.c: whether an entry from `frame` finds the open bound abandoned
+ * (its outermost frame gone), and closing it */
+int vg_bound_abandoned(const struct vigil_bound *b, void *const *frame);
+void vg_bound_abandon(struct vigil_bound *b);
 void vg_engine_settle(struct vigil_bound *b);
 void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
                     void *instance, const uint64_t *captures);

@@ -134,6 +134,12 @@ void vg_stats_dropped(struct vigil_assertion *a) {
     atomic_fetch_add_explicit(&rt->dropped, 1, memory_order_relaxed);
 }
 
+static atomic_uint_fast64_t abandoned_bounds;
+
+void vg_stats_abandoned(void) {
+  atomic_fetch_add_explicit(&abandoned_bounds, 1, memory_order_relaxed);
+}
+
 void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h) {
   if (h->dropped)
     vg_stats_dropped(a); /* an unknowable verdict: said, never guessed */
@@ -163,6 +169,7 @@ void vigil_get_totals(struct vigil_totals *out) {
   }
   pthread_mutex_unlock(&live_lock);
   vg_monitor_totals(&t);
+  t.abandoned = atomic_load(&abandoned_bounds);
   *out = t;
 }
 
@@ -188,6 +195,11 @@ void vg_stats_at_exit(void) {
     }
     pthread_mutex_unlock(&live_lock);
   }
+  if (vg_config.stats && t.abandoned)
+    fprintf(stderr,
+            "vigil: %llu bound%s abandoned (left without the exit, as by a "
+            "longjmp); their open instances are counted in dropped\n",
+            (unsigned long long)t.abandoned, t.abandoned == 1 ? "" : "s");
   if (vg_config.stats)
     vg_monitor_print_stats(0);
   if (count_mode) {

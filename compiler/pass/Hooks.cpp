@@ -253,23 +253,55 @@ Value *Instrumenter::wordBuffer(IRBuilder<> &B, ArrayRef<Value *> Words) {
   return Buf;
 }
 
+/// The entry of a per-thread bound, with the frame that enters it (null
+/// unless the group is anchored: then a nested entry that is not below an
+/// intact recorded frame asks the runtime, which closes the abandoned bound;
+/// vigil/abi.h "Abandoned bounds").
 Function *Instrumenter::enterHook(unsigned G) {
   if (Groups[G].Enter)
     return Groups[G].Enter;
-  Function *F = newHook("__vigil_fast_enter." + Twine(G), {});
+  Function *F = newHook("__vigil_fast_enter." + Twine(G), {Ptr});
+  Value *Frame = F->getArg(0);
   BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
   BasicBlock *First = BasicBlock::Create(C, "outermost", F);
+  BasicBlock *Nested = BasicBlock::Create(C, "nested", F);
   BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, G);
   Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+  Value *FrameP = at(B, Bound, offsetof(vigil_bound, frame));
+  Value *ReturnP = at(B, Bound, offsetof(vigil_bound, frame_return));
   Value *D = B.CreateLoad(I32, DepthP);
-  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), DepthP);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Ret);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Nested);
   B.SetInsertPoint(First);
+  B.CreateStore(B.getInt32(1), DepthP);
   bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
   B.CreateStore(ConstantPointerNull::get(Ptr),
                 at(B, Bound, offsetof(vigil_bound, touched)));
+  if (Groups[G].Anchored) {
+    B.CreateStore(Frame, FrameP);
+    B.CreateStore(B.CreateLoad(Ptr, Frame, "vigil.return"), ReturnP);
+  }
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Nested);
+  if (Groups[G].Anchored) {
+    BasicBlock *Check = BasicBlock::Create(C, "below", F);
+    BasicBlock *Nest = BasicBlock::Create(C, "nest", F);
+    BasicBlock *Ask = BasicBlock::Create(C, "abandoned?", F);
+    Value *Old = B.CreateLoad(Ptr, FrameP);
+    Value *Below = B.CreateICmpULT(B.CreatePtrToInt(Frame, I64),
+                                   B.CreatePtrToInt(Old, I64));
+    B.CreateCondBr(Below, Check, Ask, MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Check);
+    Value *Intact = B.CreateICmpEQ(B.CreateLoad(Ptr, Old),
+                                   B.CreateLoad(Ptr, ReturnP));
+    B.CreateCondBr(Intact, Nest, Ask, MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Ask);
+    B.CreateCall(BoundEnterFn, {Bound, B.getInt32(0), Frame});
+    B.CreateBr(Ret);
+    B.SetInsertPoint(Nest);
+  }
+  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), DepthP);
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();

@@ -64,6 +64,10 @@ struct Group {
   const Event *Start = nullptr, *End = nullptr;
   llvm::GlobalVariable *GV = nullptr;
   llvm::Function *Enter = nullptr, *Exit = nullptr; // inline (per-thread)
+  /// Per-thread call(f)..returnfrom(f) on a target with
+  /// llvm.addressofreturnaddress: the entry passes its frame, so that a
+  /// bound left by longjmp is found and closed (runtime/abandon.c).
+  bool Anchored = false;
 };
 
 /// Who looks at one observation point.
@@ -156,6 +160,7 @@ private:
   // Plan.cpp
   bool defined(llvm::StringRef Name) const;
   bool callerSide(const vigil::Event &E) const;
+  bool anchorable(const vigil::Event &S, const vigil::Event &E) const;
   static bool isField(const vigil::Event &E);
   std::string eventKey(const vigil::Event &E) const;
   unsigned pointOf(const vigil::Event &E);
@@ -199,6 +204,7 @@ private:
                               llvm::ArrayRef<std::pair<unsigned, llvm::Value *>>
                                   Words);
   llvm::Function *enterHook(unsigned G);
+  void keepFrame(llvm::Function &F, unsigned P);
   llvm::Function *exitHook(unsigned G);
   void emitSwitch(llvm::IRBuilder<> &B, unsigned A, unsigned S,
                   llvm::Value *Bound, llvm::Value *Inst, const Step &St,

@@ -10,6 +10,7 @@
 #include "Pass.h"
 
 #include "llvm/IR/Instructions.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
 #include <set>
@@ -79,6 +80,18 @@ unsigned Instrumenter::pointOf(const vigil::Event &E) {
   return I;
 }
 
+/// Whether a bound's entry and exit run in one frame: the entry and the
+/// return of the same function, observed on the same side, on a target
+/// where that frame's return-address slot can be named.
+bool Instrumenter::anchorable(const vigil::Event &S,
+                              const vigil::Event &E) const {
+  Triple T(M.getTargetTriple());
+  bool Target = T.isX86() || T.isAArch64();
+  return Target && !isField(S) && !isField(E) && !S.Function.empty() &&
+         S.Function == E.Function && !S.AtReturn && E.AtReturn &&
+         callerSide(S) == callerSide(E);
+}
+
 void Instrumenter::planGroups() {
   std::map<std::string, unsigned> Index;
   GroupOf.assign(As.size(), 0);
@@ -97,6 +110,7 @@ void Instrumenter::planGroups() {
     G.Global = A.Locality == GLOBAL;
     G.Start = &S;
     G.End = &E;
+    G.Anchored = !G.Global && anchorable(S, E);
     Groups.push_back(G);
     Points[pointOf(S)].Obs.push_back(
         Observer{Observer::BoundStart, AI, SymStart, It->second, &S});

@@ -109,12 +109,18 @@ void Instrumenter::dispatch(IRBuilder<> &B, const Observer &O,
                             ArrayRef<Value *> Words) {
   const Group *G = O.T == Observer::Event ? nullptr : &Groups[O.G];
   switch (O.T) {
-  case Observer::BoundStart:
+  case Observer::BoundStart: {
+    Value *Frame = ConstantPointerNull::get(Ptr);
+    if (G->Anchored)
+      Frame = B.CreateIntrinsic(Intrinsic::addressofreturnaddress, {Ptr}, {},
+                                nullptr, "vigil.frame");
     if (FastPath && !G->Global)
-      B.CreateCall(enterHook(O.G));
+      B.CreateCall(enterHook(O.G), {Frame});
     else
-      B.CreateCall(BoundEnterFn, {groupPtr(B, O.G), B.getInt32(G->Global)});
+      B.CreateCall(BoundEnterFn,
+                   {groupPtr(B, O.G), B.getInt32(G->Global), Frame});
     return;
+  }
   case Observer::BoundEnd:
     if (FastPath && !G->Global)
       B.CreateCall(exitHook(O.G));
@@ -189,9 +195,21 @@ Function *Instrumenter::pointHook(unsigned PI, unsigned NArgs, bool HasRet,
   return P.Hooks[Key] = F;
 }
 
+/// A function that enters an anchored bound keeps a frame of its own: once
+/// inlined, its entry would record its caller's frame, which outlives a
+/// longjmp out of the bound, and a later entry from below that frame would
+/// look nested (runtime/abandon.c).
+void Instrumenter::keepFrame(Function &F, unsigned P) {
+  for (const Observer &O : Points[P].Obs)
+    if (O.T == Observer::BoundStart && Groups[O.G].Anchored &&
+        !F.hasFnAttribute(Attribute::AlwaysInline))
+      F.addFnAttr(Attribute::NoInline);
+}
+
 void Instrumenter::callPoint(Instruction *Before, unsigned P,
                              ArrayRef<Value *> Args, Value *Ret, StringRef Where,
                              bool Entry) {
+  keepFrame(*Before->getFunction(), P);
   IRBuilder<> B(Before);
   DISubprogram *SP = Before->getFunction()->getSubprogram();
   if (Entry && SP) // the function's opening line

@@ -102,7 +102,7 @@ bool Instrumenter::run() {
   auto Fn = [&](const char *Name, ArrayRef<Type *> Params) {
     return M.getOrInsertFunction(Name, FunctionType::get(Void, Params, false));
   };
-  BoundEnterFn = Fn("__vigil_bound_enter", {Ptr, I32});
+  BoundEnterFn = Fn("__vigil_bound_enter", {Ptr, I32, Ptr});
   BoundExitFn = Fn("__vigil_bound_exit", {Ptr, I32});
   BoundSettleFn = Fn("__vigil_bound_settle", {Ptr});
   SiteReachedFn = Fn("__vigil_site_reached", {Ptr, Ptr, Ptr, Ptr});

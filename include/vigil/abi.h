@@ -39,7 +39,7 @@
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 3
+#define VIGIL_ABI_VERSION 4
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -71,8 +71,24 @@ struct vigil_bound {
   uint32_t pending;    /* touched instances the second bound must look at    */
   uint32_t lock;       /* global groups: held while the runtime works        */
   uint32_t reserved0;
-  uint64_t reserved[4];
+  void *const *frame;  /* per-thread bounds of call(f)..returnfrom(f): where
+                          the outermost entry's return address is kept (its
+                          frame), or null; see "Abandoned bounds" below  */
+  const void *frame_return; /* the return address *frame held then         */
+  uint64_t reserved[2];
 };
+/*
+ * Abandoned bounds.  A longjmp out of a bound function skips its exit, and
+ * the bound would stay open for ever.  An entry with depth > 0 is a real
+ * nesting only if it comes from a frame below the recorded one (the stack
+ * grows down) while the recorded frame still holds its return address;
+ * otherwise the runtime closes the abandoned bound (its unsettled instances
+ * dropped and counted) and starts a new one.  Inline, a nested entry is:
+ *   if (frame >= bound.frame || *bound.frame != bound.frame_return)
+ *     __vigil_bound_enter(bound, 0, frame);   (the runtime decides)
+ *   else depth += 1;
+ * and the outermost entry stores frame and *frame with gen and touched.
+ */
 /*
  * Instance header (first 128 bytes of an instance), byte offsets:
  *    0  uint64_t gen      bound gen in which it was last touched; 0: never on
@@ -260,7 +276,11 @@ extern "C" {
  * (may be NULL when 0).  `captures` points to the assertion's ncaptures
  * words, or is NULL when the caller already stored them in the instance
  * (inline fast path). */
-void __vigil_bound_enter(struct vigil_bound *bound, int global);
+/* frame: the address of the return address of the function that enters
+ * the bound (llvm.addressofreturnaddress), or null where the bound is not
+ * one function's call and return or the target has no such intrinsic. */
+void __vigil_bound_enter(struct vigil_bound *bound, int global,
+                         void *const *frame);
 void __vigil_bound_exit(struct vigil_bound *bound, int global);
 /* Inline fast path: the outermost exit found bound->pending != 0.  It calls
  * this with depth still 1 (events raised by a handler during the check nest

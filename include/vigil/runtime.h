@@ -48,12 +48,16 @@ struct vigil_totals {
   uint64_t events;      /* events delivered to automata */
   uint64_t passes;      /* bounds in which the site was reached without failure */
   uint64_t failures;    /* violations reported */
-  uint64_t dropped;     /* instances dropped for lack of memory */
+  uint64_t dropped;     /* instances dropped: their verdict cannot be known
+                           (no memory, a limit, an abandoned bound) */
   /* Monitors on C functions (vigil/monitor.h).  Their events, violations and
    * dropped events are also counted in events, failures and dropped. */
   uint64_t monitors;         /* monitors that saw at least one event */
   uint64_t monitor_events;   /* events delivered to monitors */
   uint64_t monitor_failures; /* monitor violations reported */
+  /* Per-thread bounds closed because their exit never ran (a longjmp out
+   * of the bound function); their unsettled instances count in dropped. */
+  uint64_t abandoned;
 };
 void vigil_get_totals(struct vigil_totals *out);
 

@@ -572,7 +572,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   for (const Tok &Tk : Trace) {
     switch (Tk.Kind) {
     case Tok::Enter:
-      __vigil_bound_enter(&B, Global);
+      __vigil_bound_enter(&B, Global, nullptr);
       break;
     case Tok::Exit:
       __vigil_bound_exit(&B, Global);

@@ -378,7 +378,7 @@ static void threads() {
     for (int T = 0; T < 4; ++T)
       Ts.emplace_back([&] {
         for (int I = 0; I < 2000; ++I) {
-          __vigil_bound_enter(&Bound, 1);
+          __vigil_bound_enter(&Bound, 1, nullptr);
           __vigil_event(A, &Bound, Inst, 3, nullptr);
           __vigil_site_reached(A, &Bound, Inst, nullptr);
           __vigil_bound_exit(&Bound, 1);
@@ -404,7 +404,7 @@ static void threads() {
       vigil_bound Bound{};
       for (uint64_t I = 0; I < 1000; ++I) {
         uint64_t V = uint64_t(T) * 100000 + I;
-        __vigil_bound_enter(&Bound, 0);
+        __vigil_bound_enter(&Bound, 0, nullptr);
         if (!(T == 2 && I == 500))
           __vigil_event(A, &Bound, Inst, 3, &V);
         __vigil_site_reached(A, &Bound, Inst, &V);

@@ -1,15 +1,10 @@
-// XFAIL: *
-// BUG (docs/faults.md, "longjmp"): a longjmp out of a bound function skips
-// __vigil_bound_exit, so the bound's depth stays 1 and its generation odd
-// (runtime/instance.c vg_engine_bound_enter, runtime/entry.c
-// __vigil_bound_exit).  Every later call of the bound function only nests
-// (depth 1 -> 2 -> 1): the bound never closes again, its instance is never
-// reset, and the events of the abandoned bound satisfy every later site.
-// Here request(0) never authorises and must fail; after the longjmp it
-// passes on the abandoned bound's authorise(), and the instance count stops
-// at 2.  Expected: the abandoned bound is closed (its instance dropped and
-// counted) when the thread next enters the bound from a frame at or above
-// the one that entered it.
+// Regression test for a bug (docs/faults.md, "longjmp"): a longjmp out of
+// a bound function skips its exit, so the bound's depth stayed 1 and every
+// later call of the bound function only nested in it; the abandoned
+// bound's authorise() then satisfied every later site.  Here request(0)
+// never authorises and must fail.  The fix (runtime/abandon.c): the next
+// entry finds the recorded frame gone, drops and counts the abandoned
+// bound's instance, and starts a new bound.
 // RUN: %vigil-cc -O1 %s -o %t
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_BACKTRACE=0 VIGIL_STATS=1 %t 2>&1 | FileCheck %s
 #include <setjmp.h>
