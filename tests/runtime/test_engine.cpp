@@ -480,6 +480,57 @@ static void show() {
 }
 
 /// The statistics saw the violations (vigil_get_totals).
+/// A bound left without its exit (a longjmp) is closed by the next entry
+/// whose frame shows the recorded one gone, and its open instance is
+/// dropped and counted (runtime/abandon.c); a real nesting, below an intact
+/// recorded frame, and any global bound are not.  `Stack` stands for the
+/// stack: a higher index is a higher address, i.e. an older frame.
+static void abandonedBounds() {
+  Built B = buildAssertion("A S", G, V_PLAIN, false, false, NextId++);
+  vigil_assertion *A = &B.T->A;
+  void *Inst = newInstance(*A);
+  vigil_bound Bound{};
+  void *Stack[16] = {};
+  void *const Caller = (void *)0x1000, *Other = (void *)0x3000;
+  auto enter = [&](int Slot, void *Ret) {
+    Stack[Slot] = Ret;
+    __vigil_bound_enter(&Bound, 0, &Stack[Slot]);
+  };
+  vigil_totals T0, T1;
+  vigil_get_totals(&T0);
+  takeReports();
+  enter(10, Caller);
+  __vigil_event(A, &Bound, Inst, 3, nullptr);
+  enter(5, Other); /* recursion: below the intact frame of slot 10 */
+  check(Bound.depth == 2, "nested entry below an intact frame",
+        std::to_string(Bound.depth), "depth 2");
+  __vigil_bound_exit(&Bound, 0); /* then a jump out of the outer level */
+  enter(10, Caller); /* called again from the same frame */
+  check(Bound.depth == 1, "entry at the abandoned frame",
+        std::to_string(Bound.depth), "depth 1 (a new bound)");
+  __vigil_site_reached(A, &Bound, Inst, nullptr); /* no A in this bound */
+  std::string Got = join(takeReports());
+  check(Got == "missing-before-site", "abandoned bound's event not carried over",
+        Got, "missing-before-site");
+  Stack[10] = Other; /* jumped out again; its frame since overwritten */
+  __vigil_bound_enter(&Bound, 0, &Stack[3]);
+  check(Bound.depth == 1, "entry below an overwritten frame",
+        std::to_string(Bound.depth), "depth 1 (a new bound)");
+  __vigil_bound_exit(&Bound, 0);
+  vigil_get_totals(&T1);
+  /* the first abandoned bound's instance dropped; the second had reported */
+  check(T1.abandoned - T0.abandoned == 2 && T1.dropped - T0.dropped == 1,
+        "abandoned bounds counted",
+        std::to_string(T1.abandoned - T0.abandoned) + " abandoned, " +
+            std::to_string(T1.dropped - T0.dropped) + " dropped",
+        "2 abandoned, 1 dropped");
+  vigil_bound Shared{};
+  __vigil_bound_enter(&Shared, 1, &Stack[10]);
+  __vigil_bound_enter(&Shared, 1, &Stack[12]); /* another thread, say */
+  check(Shared.depth == 2, "global bound never abandoned",
+        std::to_string(Shared.depth), "depth 2");
+}
+
 static void totals() {
   vigil_totals T;
   vigil_get_totals(&T);
@@ -540,6 +591,7 @@ int main(int argc, char **argv) {
   globalLocality();
   structs();
   threads();
+  abandonedBounds();
   totals();
   unsigned Unit = Passed + Failed;
   printf("unit: %u checks, %u failed\n", Unit, Failed);
