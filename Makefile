@@ -17,12 +17,17 @@ CC := $(LLVM_BIN)/clang
 export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
 
 DEBS := clang-19 llvm-19-dev libclang-19-dev lld-19 llvm-19-tools graphviz \
-        valgrind gdb linux-perf libclang-rt-19-dev python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+        valgrind gdb linux-perf libclang-rt-19-dev python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
+        libbson-dev nats-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUNTIME_SRC := $(wildcard runtime/*.c)
 RUNTIME_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/runtime/%.o,$(RUNTIME_SRC))
-RUNTIME_CFLAGS := -std=c11 -O2 -g -fdebug-default-version=4 -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude -MMD -MP
+# libbson (Debian libbson-dev) marshals the event stream; linked statically
+# into instrumented programs so they need nothing installed to run.
+BSON_CFLAGS := -I/usr/include/libbson-1.0 -DBSON_STATIC
+BSON_LIBS := -l:libbson-static-1.0.a -lm
+RUNTIME_CFLAGS := -std=c11 -O2 -g -fdebug-default-version=4 -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude $(BSON_CFLAGS) -MMD -MP
 
 .PHONY: all deps build runtime compiler cli bpf test test-runtime test-lit test-cli \
         demo bench bench-kernel bench-deps bench-compare fuzz clean
@@ -32,7 +37,7 @@ all: build
 # ---- dependencies ----------------------------------------------------------
 deps: $(BUILD)/.deps-ok
 
-$(BUILD)/.deps-ok:
+$(BUILD)/.deps-ok: Makefile
 	@missing=""; for p in $(DEBS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -100,7 +105,7 @@ $(BUILD)/obj/test-engine/%.o: %.cpp | deps
 $(BUILD)/tests/test_engine: $(TEST_RT_OBJ) $(BUILD)/lib/libvigil.a
 	@mkdir -p $(dir $@)
 	$(LLVM_BIN)/clang++ $(TEST_RT_OBJ) $(BUILD)/lib/libvigil.a \
-	  $(shell llvm-config-19 --ldflags) -lLLVM-19 -lpthread -o $@
+	  $(shell llvm-config-19 --ldflags) -lLLVM-19 $(BSON_LIBS) -lpthread -o $@
 
 # Longer fuzzing: every libFuzzer target for FUZZ_SECONDS each
 # (docs/fuzzing.md lists the figures of the last long run).

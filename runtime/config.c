@@ -37,7 +37,7 @@ static void bad(const char *var, const char *val, const char *expect) {
  * found a loop that never ended at 2^63). */
 #define VG_SIZE_MAX (1ull << 48)
 
-static int parse_size(const char *var, const char *v, size_t *out) {
+int vg_parse_size(const char *var, const char *v, size_t *out) {
   char *end;
   errno = 0;
   unsigned long long n = strtoull(v, &end, 10);
@@ -91,7 +91,7 @@ static void init(void) {
     vg_config.backtrace = strcmp(v, "0") != 0;
   if ((v = getenv("VIGIL_STORE_LIMIT")) && *v) {
     size_t n;
-    if (!parse_size("VIGIL_STORE_LIMIT", v, &n)) {
+    if (!vg_parse_size("VIGIL_STORE_LIMIT", v, &n)) {
       size_t p = 16;
       while (p <= n / 2) p *= 2; /* stores grow in powers of two */
       vg_config.store_limit = p;
@@ -99,7 +99,7 @@ static void init(void) {
   }
   if ((v = getenv("VIGIL_MEMORY_LIMIT")) && *v) {
     size_t n;
-    if (!parse_size("VIGIL_MEMORY_LIMIT", v, &n))
+    if (!vg_parse_size("VIGIL_MEMORY_LIMIT", v, &n))
       vg_memory_limit = n;
   }
   if ((v = getenv("VIGIL_REPORT")) && *v) {

@@ -36,6 +36,8 @@ struct vg_config {
 };
 extern struct vg_config vg_config;
 void vg_config_init(void); /* idempotent, thread-safe */
+/* A size with an optional K, M or G suffix; 0, or -1 after saying why. */
+int vg_parse_size(const char *var, const char *v, size_t *out);
 
 static inline uint64_t vg_bit(unsigned i) { return 1ull << i; }
 

@@ -48,12 +48,16 @@ pub fn link_flags_before(pass_plugin: &Path) -> Vec<OsString> {
     ]
 }
 
-/// Link flags that go after the user's arguments: the whole runtime.
+/// Link flags that go after the user's arguments: the whole runtime, and
+/// libbson (static: the event stream's marshalling, so that instrumented
+/// programs need nothing installed to run).
 pub fn link_flags_after(runtime_lib: &Path) -> Vec<OsString> {
     vec![
         OsString::from("-Wl,--whole-archive"),
         runtime_lib.as_os_str().to_owned(),
         OsString::from("-Wl,--no-whole-archive"),
+        OsString::from("-l:libbson-static-1.0.a"),
+        OsString::from("-lm"),
         OsString::from("-lpthread"),
     ]
 }
@@ -199,6 +203,8 @@ mod tests {
                 "-Wl,--whole-archive",
                 "/v/lib/libvigil.a",
                 "-Wl,--no-whole-archive",
+                "-l:libbson-static-1.0.a",
+                "-lm",
                 "-lpthread"
             ])[..]
         );

@@ -1,0 +1,118 @@
+/*
+ * stream.h — the event stream's internals (vigil/stream.h is the contract
+ * with instrumented code; docs/stream-format.md the one with collectors).
+ *
+ *   stream_buffer.c     per-thread chunk rings, the producer's slow path
+ *   stream_consumer.c   the consumer thread: drains rings into batches
+ *   stream_schema.c     the event table
+ *   stream_bson.c       hello, schema, batch and end documents (libbson)
+ *   stream_link.c       the destination: file, Unix or TCP, acks, spill
+ *   stream_config.c     VIGIL_STREAM*, start-up, exit, fork and signals
+ */
+#ifndef VIGIL_STREAM_INTERNAL_H
+#define VIGIL_STREAM_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vigil/stream.h"
+
+enum vg_stream_mode { VG_LOSSLESS = 0, VG_DISCARD = 1 };
+
+struct vg_stream_config {
+  const char *dest;      /* VIGIL_STREAM, null: off */
+  int mode;              /* VIGIL_STREAM_MODE */
+  int cpu;               /* VIGIL_STREAM_CPU, -1: not pinned */
+  size_t chunk_bytes;    /* VIGIL_STREAM_BUFFER: one chunk of a thread's ring */
+  unsigned chunks;       /* VIGIL_STREAM_CHUNKS: chunks per thread (2: double buffering) */
+  unsigned flush_ms;     /* VIGIL_STREAM_FLUSH_MS: partly filled chunks ship after this */
+  unsigned linger_ms;    /* VIGIL_STREAM_LINGER_MS: wait for acks at exit */
+  size_t retain_bytes;   /* VIGIL_STREAM_RETAIN: unacknowledged batches kept in memory */
+  const char *spill_dir; /* VIGIL_STREAM_SPILL_DIR, default TMPDIR or /tmp */
+};
+extern struct vg_stream_config vg_stream_config;
+
+/* One chunk's bookkeeping; its words live in vg_stream_buf.words. */
+struct vg_chunk {
+  _Atomic uint32_t full;   /* 1: published, the consumer's until it clears it */
+  uint32_t words;          /* words used, set before `full` */
+  uint64_t lost_before;    /* the thread's lost events when it became active */
+};
+
+struct vg_stream_buf {
+  struct vigil_stream_cursor cursor; /* producer: hot; cursor.pos read by the consumer */
+  /* producer */
+  uint32_t active;          /* chunk being filled, or UINT32_MAX while none is free */
+  uint32_t last;            /* the chunk filled last */
+  uint32_t chunk_words;
+  uint32_t nchunks;
+  _Atomic uint64_t lost;    /* discard mode: events not recorded */
+  int64_t tid;
+  _Atomic int exited;       /* the thread is gone; freed by the consumer once drained */
+  struct vg_stream_buf *next; /* registry; only the consumer unlinks */
+  /* consumer */
+  uint32_t rd, rd_words;    /* chunk being read, words of it shipped */
+  uint64_t rd_seq;          /* sequence number of the next event to ship */
+  uint64_t rd_lost;         /* lost_before of the chunk being read */
+  int rd_started;           /* rd_lost has been taken from chunk rd */
+  uint64_t last_ship_ms;
+  struct vg_chunk *chunk;
+  uint64_t *words;
+};
+
+/* stream_buffer.c */
+extern _Atomic(struct vg_stream_buf *) vg_stream_bufs;
+void vg_stream_thread_exit(void *buf);
+void vg_stream_publish_current(void); /* the calling thread's chunk, if any */
+void vg_stream_forget_all(void);      /* a forked child: the parent's buffers */
+
+/* stream_schema.c */
+struct vg_stream_event {
+  char *name;
+  const char *kind;
+  unsigned nargs;
+  uint8_t types[VIGIL_STREAM_MAX_ARGS]; /* index into vg_stream_types */
+};
+extern const char *const vg_stream_types[3];
+unsigned vg_stream_event_count(void); /* acquire: declared so far */
+const struct vg_stream_event *vg_stream_event_at(unsigned id);
+
+/* stream_consumer.c */
+void vg_stream_consumer_start(void); /* idempotent */
+void vg_stream_kick(void);           /* a chunk is full: wake the consumer */
+void vg_stream_stop(unsigned wait_ms); /* drain, send `end`, wait for acks */
+void vg_stream_consumer_forget(void);  /* a forked child: no consumer yet */
+uint64_t vg_stream_now_ms(void);
+
+/* stream_bson.c: each returns a malloc'ed document and its length */
+struct vg_clock { uint64_t tsc, ns; double ns_per_tick; };
+uint8_t *vg_bson_hello(const char *stream, int64_t resume, unsigned from,
+                       unsigned to, size_t *len);
+uint8_t *vg_bson_schema(unsigned from, unsigned to, size_t *len);
+uint8_t *vg_bson_batch(int64_t seq, const struct vg_stream_buf *b, uint64_t tseq,
+                       uint64_t lost, uint32_t n, const struct vg_clock *clock,
+                       const uint64_t *words, size_t nwords, size_t *len);
+struct vg_thread_total { int64_t tid; uint64_t produced, lost; };
+uint8_t *vg_bson_end(int64_t seq, const struct vg_thread_total *t, size_t n,
+                     size_t *len);
+/* an incoming document: 1 = ack (seq set), 2 = error (msg set), 0 = other,
+ * -1 = malformed */
+int vg_bson_reply(const uint8_t *doc, size_t len, int64_t *seq, char *msg,
+                  size_t msgsz);
+
+/* stream_link.c: the destination */
+int vg_link_open(const char *dest);  /* 0, or -1 with a message printed */
+/* Queues a document for the destination (takes `doc`).  `seq` >= 0 for a
+ * batch (kept until acknowledged), -1 for other documents. */
+void vg_link_send(uint8_t *doc, size_t len, int64_t seq);
+void vg_link_announce(unsigned to); /* events [0, to) are declared */
+/* Writes, reads acks, reconnects; waits up to timeout_ms for the socket or
+ * for wake_fd (the consumer's eventfd) to be readable. */
+void vg_link_poll(int timeout_ms, int wake_fd);
+int vg_link_idle(void);             /* nothing queued or unacknowledged */
+void vg_link_close(int spill);      /* spill what is unacknowledged */
+void vg_link_forget(void);          /* a forked child */
+extern char vg_stream_id[96];
+
+#endif /* VIGIL_STREAM_INTERNAL_H */
