@@ -8,7 +8,8 @@
 #
 #   tests/fuzz-rust/run.sh BUILD [SECONDS-PER-TARGET] [TARGET...]
 #
-# TARGETs (all by default): dot bind ftrace tracecmd cmdline, and config: the
+# TARGETs (all by default): dot bind ftrace tracecmd cmdline stream (the
+# event stream's decoder, cli/stream, docs/stream-format.md), and config: the
 # C runtime's VIGIL_* parsing (runtime/config.c, libFuzzer + ASan/UBSan; its
 # first finding, a hang on sizes >= 2^63, is fixed and tested in
 # tests/lit/e2e/environment.c).
@@ -25,7 +26,7 @@ set -u
 BUILD=${1:?usage: run.sh BUILD [SECONDS] [TARGET...]}
 SECS=${2:-5}
 shift $(( $# >= 2 ? 2 : $# ))
-TARGETS=${*:-dot bind ftrace tracecmd cmdline config}
+TARGETS=${*:-dot bind ftrace tracecmd cmdline stream config}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$BUILD/fuzz-rust
 TRIPLE=x86_64-unknown-linux-gnu
@@ -98,6 +99,9 @@ for t in $TARGETS; do
       printf '%s\n' '-O2 -g -c a.c -o a.o' "-c 'a b.c' \"-DX=\\\"y\\\"\" -Wl,-z,now" \
         '-fsyntax-only -x c - -- -f' '-MD -MF dep.d -o out main.c util.o -lvigil' \
         '1' '0' '' > "$OUT/seeds/cmdline/defaults" ;;
+    stream)
+      # streams made by vigil-stream's encoders (src/lib.rs: stream_seeds)
+      "$BIN/stream_seeds" "$OUT/seeds/stream" ;;
     config)
       # values of VIGIL_ON_FAILURE ... VIGIL_MEMORY_LIMIT, NUL-separated
       printf 'log\0tags\0001\0000\0001\0000\0001M\0008G' > "$OUT/seeds/config/a"

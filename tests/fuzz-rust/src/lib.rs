@@ -18,6 +18,12 @@
 //!   the Rust code reads are paths (VIGIL_HOME, VIGIL_CLANG, VIGIL_DOT,
 //!   VIGIL_BPF_MONITOR) or one comparison (VIGIL_VERBOSE: not "" or "0"):
 //!   nothing to fuzz there.
+//! * [`stream`]: the event stream (vigil_stream, docs/stream-format.md):
+//!   the incremental decoder in chunkings drawn from the input, the
+//!   blocking framer with short reads, and the decoder with a 64-byte
+//!   limit must agree; every message re-encodes to itself; batches are
+//!   checked against the event table the stream declared.  A refusal is a
+//!   `StreamError` naming the peer and a byte offset inside the input.
 
 use std::ffi::OsString;
 use std::io::BufReader;
@@ -25,6 +31,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use vigil_model::{dot, Binding, Diagnostic, Model};
+use vigil_stream::{Decoder, ErrorKind, Framer, Message, Schema, StreamError};
 use vigil_trace::{Checker, Config};
 
 #[path = "../../../cli/vigil/src/args.rs"]
@@ -266,4 +273,349 @@ pub fn cmdline(data: &[u8]) {
     for w in &words {
         let _ = args::opt_level(w);
     }
+}
+
+/// What a reader made of a stream: each message or non-fatal refusal in
+/// order, ending at the stream's end or at the first fatal refusal.
+type Outcome = Vec<Result<Message, StreamError>>;
+
+/// A small deterministic generator (xorshift64*), seeded from the input
+/// so that a crash replays with the same chunking.
+struct Rng(u64);
+
+impl Rng {
+    fn new(data: &[u8]) -> Rng {
+        let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ data.len() as u64;
+        for &b in data {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3).rotate_left(5);
+        }
+        Rng(h | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A chunk length: mostly small (documents straddle chunks), sometimes
+    /// large, never 0.
+    fn chunk(&mut self) -> usize {
+        match self.next() % 8 {
+            0..=3 => 1 + (self.next() % 8) as usize,
+            4..=6 => 1 + (self.next() % 300) as usize,
+            _ => usize::MAX,
+        }
+    }
+}
+
+const PEER: &str = "fuzz";
+
+fn decode(data: &[u8], max_len: usize, mut chunk: impl FnMut() -> usize) -> Outcome {
+    let mut d = Decoder::new(PEER).with_max_len(max_len);
+    let mut out = Vec::new();
+    let mut rest = data;
+    while !rest.is_empty() {
+        let n = chunk().min(rest.len());
+        d.push(&rest[..n]);
+        rest = &rest[n..];
+        loop {
+            match d.next() {
+                Ok(Some(m)) => out.push(Ok(m)),
+                Ok(None) => break,
+                Err(e) => {
+                    let fatal = e.kind.is_fatal();
+                    out.push(Err(e));
+                    if fatal {
+                        return out;
+                    }
+                }
+            }
+        }
+    }
+    if let Err(e) = d.finish() {
+        out.push(Err(e));
+    }
+    out
+}
+
+/// A reader handing out chunks of the generator's lengths.
+struct ShortReads<'a> {
+    data: &'a [u8],
+    rng: Rng,
+}
+
+impl std::io::Read for ShortReads<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.rng.chunk().min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+fn frame(data: &[u8], rng: Rng) -> Outcome {
+    let mut f = Framer::new(ShortReads { data, rng }, PEER);
+    let mut out = Vec::new();
+    loop {
+        match f.next_message() {
+            Ok(Some(m)) => out.push(Ok(m)),
+            Ok(None) => return out,
+            Err(e) => {
+                let fatal = e.kind.is_fatal();
+                out.push(Err(e));
+                if fatal {
+                    return out;
+                }
+            }
+        }
+    }
+}
+
+fn check_stream_error(e: &StreamError, len: usize) {
+    assert_eq!(e.peer, PEER);
+    assert!(!e.message.trim().is_empty(), "empty message: {e:?}");
+    assert!(
+        e.offset <= len as u64,
+        "offset {} past the end ({len} bytes): {e}",
+        e.offset
+    );
+    if e.kind == ErrorKind::Truncated {
+        assert!(e.offset < len as u64, "{e}");
+    }
+    assert!(e.to_string().starts_with("fuzz: byte "), "{e}");
+}
+
+pub fn stream(data: &[u8]) {
+    let max = vigil_stream::MAX_DOCUMENT_LEN;
+    let whole = decode(data, max, || usize::MAX);
+    let mut rng = Rng::new(data);
+    let chunked = decode(data, max, || rng.chunk());
+    assert_eq!(whole, chunked, "the chunking changed the outcome");
+    let framed = frame(data, Rng::new(data));
+    assert_eq!(whole, framed, "the framer and the decoder disagree");
+    // A small limit refuses the first longer document, and nothing before
+    // it changes.
+    let mut rng = Rng::new(data);
+    let small = decode(data, 64, || rng.chunk());
+    let same = small.iter().zip(&whole).take_while(|(a, b)| a == b).count();
+    if same < small.len() {
+        let e = small[same]
+            .as_ref()
+            .expect_err("a message the full limit did not give");
+        assert_eq!(e.kind, ErrorKind::Oversized, "{e}");
+        assert_eq!(same + 1, small.len());
+    }
+
+    let mut schema: Option<Schema> = None;
+    for m in &whole {
+        let m = match m {
+            Err(e) => {
+                check_stream_error(e, data.len());
+                continue;
+            }
+            Ok(m) => m,
+        };
+        // Every message re-encodes to itself.
+        let bytes = vigil_stream::encode(m);
+        let raw = vigil_stream::bson::RawDocumentBuf::from_bytes(bytes)
+            .expect("an encoding is a document");
+        let again = Message::parse(raw).unwrap_or_else(|e| panic!("re-encoded {m:?}: {e}"));
+        assert_eq!(&again, m);
+        match m {
+            Message::Hello(h) => {
+                for (i, e) in h.events.iter().enumerate() {
+                    assert_eq!(e.id as usize, i);
+                }
+                schema = Some(Schema::from_hello(h));
+            }
+            Message::Schema(decls) => {
+                if let Some(s) = &mut schema {
+                    let before = s.len();
+                    match s.extend(decls) {
+                        Ok(()) => assert_eq!(s.len(), before + decls.len()),
+                        Err(e) => {
+                            assert!(!e.message.is_empty());
+                            assert_eq!(s.len(), before);
+                        }
+                    }
+                }
+            }
+            Message::Batch(b) => {
+                let mut words = 0;
+                let mut count = 0;
+                for (i, r) in b.records().enumerate() {
+                    assert_eq!(r.tseq, b.header.tseq + i as i64);
+                    assert_eq!(r.args.to_vec().len(), r.args.len());
+                    let _ = b.time_ns(&r);
+                    words += 2 + r.args.len();
+                    count += 1;
+                }
+                assert_eq!(count, b.header.n as usize);
+                assert_eq!(words * 8, b.ev().len());
+                let s = schema.clone().unwrap_or_default();
+                match b.validate_against(&s) {
+                    Ok(()) => {
+                        for r in b.records() {
+                            let d = s.get(r.id).expect("validated: declared");
+                            assert_eq!(d.args.len(), r.args.len());
+                        }
+                    }
+                    Err(e) => {
+                        check_stream_error(&e, data.len());
+                        assert_eq!(e.kind, ErrorKind::Format);
+                        assert!(e.offset >= b.offset(), "{e}");
+                    }
+                }
+            }
+            Message::End(_) | Message::Ack(_) | Message::Error(_) => {}
+        }
+    }
+}
+
+/// Seeds of the `stream` target: streams made by the encoders (both
+/// directions, every message, the cases the validation refuses).
+pub fn stream_seeds() -> Vec<(String, Vec<u8>)> {
+    use vigil_stream::*;
+    let decl = |id, name: &str, kind, args: &[ArgType]| EventDecl {
+        id,
+        name: name.to_string(),
+        kind,
+        args: args.to_vec(),
+    };
+    let hello = Hello {
+        stream: "host:4242:1000".into(),
+        program: "/usr/bin/demo".into(),
+        pid: 4242,
+        host: "host".into(),
+        mode: Mode::Lossless,
+        resume: 0,
+        events: vec![
+            decl(
+                0,
+                "open_file",
+                EventKind::Entry,
+                &[ArgType::Ptr, ArgType::I64],
+            ),
+            decl(
+                1,
+                "open_file",
+                EventKind::Return,
+                &[ArgType::Ptr, ArgType::I64, ArgType::I64],
+            ),
+            decl(2, "assert_open", EventKind::Event, &[ArgType::U64]),
+            decl(3, "verdict", EventKind::Verdict, &[]),
+        ],
+    };
+    let header = |seq, thread, tseq, n, ns_per_tick| BatchHeader {
+        seq,
+        thread,
+        tseq,
+        lost: 0,
+        n,
+        clock: Clock {
+            tsc: 1_000_000,
+            ns: 2_000_000,
+            ns_per_tick,
+        },
+    };
+    let records = |recs: &[(u32, u64, &[u64])]| {
+        let mut ev = Vec::new();
+        for (id, ticks, args) in recs {
+            push_record(&mut ev, *id, *ticks, args);
+        }
+        ev
+    };
+    let end = |seq| End {
+        seq,
+        threads: vec![ThreadTotals {
+            thread: 7,
+            produced: 3,
+            lost: 0,
+        }],
+    };
+    let mut seeds: Vec<(String, Vec<u8>)> = Vec::new();
+
+    // hello, one batch, end.
+    let mut s = encode_hello(&hello);
+    s.extend(encode_batch(
+        &header(0, 7, 0, 3, 1.0),
+        &records(&[
+            (0, 1_000_001, &[0x7fff_0000, 3]),
+            (2, 1_000_002, &[1]),
+            (3, 1_000_003, &[]),
+        ]),
+    ));
+    s.extend(encode_end(&end(1)));
+    seeds.push(("simple".into(), s));
+
+    // Three threads, a schema document in the middle, discard mode.
+    let mut h = hello.clone();
+    h.mode = Mode::Discard;
+    let mut s = encode_hello(&h);
+    for seq in 0..6 {
+        if seq == 3 {
+            s.extend(encode_schema(&[decl(
+                4,
+                "late",
+                EventKind::Uprobe,
+                &[ArgType::U64],
+            )]));
+        }
+        let id = if seq >= 3 { 4 } else { 2 };
+        let mut hd = header(seq, 100 + seq % 3, seq / 3 * 2, 2, 0.37);
+        hd.lost = seq / 3;
+        s.extend(encode_batch(&hd, &records(&[(id, 5, &[9]), (3, 6, &[])])));
+    }
+    s.extend(encode_end(&end(6)));
+    seeds.push(("threads".into(), s));
+
+    // A reconnect: hello resuming at 5, batches 5 and 6.
+    let mut h = hello.clone();
+    h.resume = 5;
+    let mut s = encode_hello(&h);
+    for seq in 5..7 {
+        s.extend(encode_batch(
+            &header(seq, 7, seq * 10, 1, 1.0),
+            &records(&[(1, 9, &[1, 2, 3])]),
+        ));
+    }
+    seeds.push(("resume".into(), s));
+
+    // The collector's side.
+    let mut s = encode_ack(-1);
+    s.extend(encode_ack(4));
+    s.extend(encode_error(
+        "unsupported stream format version 2 (this collector reads 1)",
+    ));
+    seeds.push(("collector".into(), s));
+
+    // Refused: undeclared event, wrong argument count, truncated stream.
+    let mut s = encode_hello(&hello);
+    s.extend(encode_batch(
+        &header(0, 7, 0, 1, 1.0),
+        &records(&[(9, 1, &[])]),
+    ));
+    s.extend(encode_batch(
+        &header(1, 7, 1, 1, 1.0),
+        &records(&[(0, 1, &[1])]),
+    ));
+    seeds.push(("undeclared".into(), s));
+    let mut s = encode_hello(&hello);
+    let b = encode_batch(&header(0, 7, 0, 1, 1.0), &records(&[(0, 1, &[1, 2])]));
+    s.extend(&b[..b.len() - 7]);
+    seeds.push(("truncated".into(), s));
+
+    // Each message alone.
+    seeds.push(("hello".into(), encode_hello(&hello)));
+    seeds.push(("schema".into(), encode_schema(&hello.events)));
+    seeds.push(("end".into(), encode_end(&end(0))));
+    seeds.push((
+        "batch".into(),
+        encode_batch(&header(0, 1, 0, 1, 1.0), &records(&[(0, 1, &[2, 3])])),
+    ));
+    seeds
 }

@@ -6,7 +6,7 @@ use std::panic;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((target, files)) = args.split_first() else {
-        eprintln!("usage: replay dot|bind|ftrace|tracecmd|cmdline FILE...");
+        eprintln!("usage: replay dot|bind|ftrace|tracecmd|cmdline|stream FILE...");
         std::process::exit(2);
     };
     let f: fn(&[u8]) = match target.as_str() {
@@ -15,6 +15,7 @@ fn main() {
         "ftrace" => vigil_fuzz::ftrace,
         "tracecmd" => vigil_fuzz::tracecmd,
         "cmdline" => vigil_fuzz::cmdline,
+        "stream" => vigil_fuzz::stream,
         _ => {
             eprintln!("replay: unknown target {target}");
             std::process::exit(2);
