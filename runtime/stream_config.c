@@ -116,7 +116,7 @@ static void catch_fatal_signals(void) {
   }
 }
 
-__attribute__((constructor)) static void stream_init(void) {
+__attribute__((constructor(101))) static void stream_init(void) {
   const char *dest = getenv("VIGIL_STREAM");
   if (!dest || !*dest)
     return;

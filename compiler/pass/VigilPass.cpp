@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MonitorBindings.h"
+#include "Trace.h"
 #include "Pass.h"
 
 #include "llvm/IR/Instructions.h"
@@ -138,7 +139,9 @@ bool Instrumenter::run() {
 
 struct VigilInstrument : PassInfoMixin<VigilInstrument> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
-    bool Changed = Instrumenter(M).run();
+    bool Changed = instrumentTrace(M); // Trace.cpp: before the hooks, so
+                                       // it records the program's own code
+    Changed |= Instrumenter(M).run();
     Changed |= instrumentMonitorBindings(M); // MonitorBindings.cpp
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }

@@ -53,7 +53,12 @@ pub fn plan(user: &[OsString]) -> Result<(PathBuf, Vec<OsString>)> {
 /// `--vigil-monitor=BINDING` (repeatable) the monitors are linked in too:
 /// see [`run_with_monitors`].
 pub fn run(user: &[OsString]) -> Result<()> {
-    let (bindings, user) = monitor_c::take_monitor_flags(user)?;
+    let (trace, user) = crate::trace_flag::take_trace_flags(user)?;
+    if let Some(spec) = trace {
+        // read by the link-time pass; inherited by every command run below
+        std::env::set_var(crate::trace_flag::TRACE_VAR, spec);
+    }
+    let (bindings, user) = monitor_c::take_monitor_flags(&user)?;
     if !bindings.is_empty() {
         return run_with_monitors(&bindings, &user);
     }

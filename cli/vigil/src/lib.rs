@@ -25,5 +25,6 @@ pub mod report_cmd;
 pub mod sarif;
 pub mod shell;
 pub mod tempdir;
+pub mod trace_flag;
 
 pub use error::{Error, Result};
