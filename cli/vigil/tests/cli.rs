@@ -179,6 +179,8 @@ fn cc_link_adds_everything_in_order() {
         "-Wl,--whole-archive".into(),
         fx.lib("libvigil.a"),
         "-Wl,--no-whole-archive".into(),
+        "-l:libbson-static-1.0.a".into(),
+        "-lm".into(),
         "-lpthread".into(),
     ];
     assert_eq!(args, want_prefix);
@@ -434,7 +436,7 @@ fn flags_output() {
     assert_eq!(
         stdout(&o),
         format!(
-            "-fuse-ld=lld -Wl,--load-pass-plugin={} -Wl,--export-dynamic -Wl,--whole-archive {} -Wl,--no-whole-archive -lpthread\n",
+            "-fuse-ld=lld -Wl,--load-pass-plugin={} -Wl,--export-dynamic -Wl,--whole-archive {} -Wl,--no-whole-archive -l:libbson-static-1.0.a -lm -lpthread\n",
             fx.lib("vigil-pass.so"),
             fx.lib("libvigil.a")
         )
@@ -466,7 +468,7 @@ fn flags_are_shell_quoted() {
     let words: Vec<String> = stdout(&sh).lines().map(String::from).collect();
     assert!(words.contains(&format!("-I{}", fx.include())), "{words:?}");
     assert!(words.contains(&fx.lib("libvigil.a")), "{words:?}");
-    assert_eq!(words.len(), 7 + 7, "{words:?}");
+    assert_eq!(words.len(), 7 + 9, "{words:?}");
 }
 
 #[test]
