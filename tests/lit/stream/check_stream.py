@@ -1,0 +1,105 @@
+"""Reads a file: stream (docs/stream-format.md) with a minimal BSON walker and
+checks it: hello first, batch numbers consecutive from 0, per-thread sequence
+numbers without overlap, every record's id declared with its argument count,
+and the `end` totals: events shipped + events lost == events produced, per
+thread.  Prints a summary that the lit tests FileCheck.  Exit 1 on any
+violation, naming the byte offset."""
+import struct
+import sys
+
+
+def fields(d):
+    out, i = {}, 4
+    while d[i] != 0:
+        t = d[i]
+        j = d.index(0, i + 1)
+        k = d[i + 1:j].decode()
+        i = j + 1
+        if t == 2:
+            n = struct.unpack_from('<i', d, i)[0]
+            out[k] = d[i + 4:i + 3 + n].decode()
+            i += 4 + n
+        elif t == 16:
+            out[k] = struct.unpack_from('<i', d, i)[0]
+            i += 4
+        elif t == 18:
+            out[k] = struct.unpack_from('<q', d, i)[0]
+            i += 8
+        elif t == 1:
+            out[k] = struct.unpack_from('<d', d, i)[0]
+            i += 8
+        elif t in (3, 4):
+            n = struct.unpack_from('<i', d, i)[0]
+            sub = fields(d[i:i + n])
+            out[k] = list(sub.values()) if t == 4 else sub
+            i += n
+        elif t == 5:
+            n = struct.unpack_from('<i', d, i)[0]
+            out[k] = d[i + 5:i + 5 + n]
+            i += 5 + n
+        else:
+            raise ValueError('BSON type %d' % t)
+    return out
+
+
+def fail(off, msg):
+    print('check-stream: byte %d: %s' % (off, msg))
+    sys.exit(1)
+
+
+def main(path):
+    data = open(path, 'rb').read()
+    off, events, nbatch, shipped, seen, end, names = 0, {}, 0, {}, {}, None, {}
+    while off < len(data):
+        n = struct.unpack_from('<i', data, off)[0]
+        f = fields(data[off:off + n])
+        t = f.get('t')
+        if off == 0 and t != 'hello':
+            fail(off, 'the first document is %r, not hello' % t)
+        if t in ('hello', 'schema'):
+            for e in f['events']:
+                events[e['id']] = len(e['args'])
+                names[e['id']] = '%s/%s' % (e['name'], e['kind'])
+        elif t == 'batch':
+            if f['seq'] != nbatch:
+                fail(off, 'batch %d where %d was due' % (f['seq'], nbatch))
+            nbatch += 1
+            ev, i, count = f['ev'], 0, 0
+            while i < len(ev):
+                w0 = struct.unpack_from('<Q', ev, i)[0]
+                eid, argc = w0 & 0xffffffff, (w0 >> 32) & 0xff
+                if events.get(eid) != argc:
+                    fail(off, 'record of event %d with %d words undeclared' % (eid, argc))
+                seen.setdefault(names[eid], 0)
+                seen[names[eid]] += 1
+                i += 8 * (2 + argc)
+                count += 1
+            if count != f['n']:
+                fail(off, 'n says %d, %d records' % (f['n'], count))
+            th = shipped.setdefault(f['thread'], [0, -1, 0])
+            if f['tseq'] < th[1]:
+                fail(off, 'thread %d: sequence numbers overlap' % f['thread'])
+            th[0] += count
+            th[1] = f['tseq'] + count
+            th[2] = f['lost']
+        elif t == 'end':
+            end = f
+        off += n
+    if end is None:
+        fail(off, 'no end document')
+    produced = lost = sent = 0
+    for t in end['threads']:
+        s = shipped.get(t['thread'], [0, 0, 0])[0]
+        if s + t['lost'] != t['produced']:
+            fail(off, 'thread %d: %d shipped + %d lost != %d produced'
+                 % (t['thread'], s, t['lost'], t['produced']))
+        produced += t['produced']
+        lost += t['lost']
+        sent += s
+    print('threads %d batches %d events %d lost %d produced %d'
+          % (len(end['threads']), nbatch, sent, lost, produced))
+    for k in sorted(seen):
+        print('event %s %d' % (k, seen[k]))
+
+
+main(sys.argv[1])
