@@ -28,58 +28,23 @@ void __vigil_test_configure(int algorithm, size_t store_limit, int on_failure,
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init(void);
 
-static void bad(const char *var, const char *val, const char *expect) {
-  fprintf(stderr, "vigil: ignoring %s=%s (expected %s)\n", var, val, expect);
-}
-
-/* Sizes are capped at 2^48 bytes or entries: far above any real limit,
- * and every later doubling or shift stays clear of overflow (the fuzzer
- * found a loop that never ended at 2^63). */
-#define VG_SIZE_MAX (1ull << 48)
-
-int vg_parse_size(const char *var, const char *v, size_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (end == v || n == 0 || *v == '-' || *v == '+' || errno == ERANGE) {
-    bad(var, v, "a positive number");
-    return -1;
-  }
-  unsigned shift = 0;
-  switch (*end) {
-  case 'k': case 'K': shift = 10; end++; break;
-  case 'm': case 'M': shift = 20; end++; break;
-  case 'g': case 'G': shift = 30; end++; break;
-  }
-  if (*end) {
-    bad(var, v, "a positive number with an optional K, M or G suffix");
-    return -1;
-  }
-  if (n > (VG_SIZE_MAX >> shift)) {
-    bad(var, v, "a size up to 256T");
-    return -1;
-  }
-  *out = (size_t)(n << shift);
-  return 0;
-}
-
 static void init(void) {
   const char *v;
   if ((v = getenv("VIGIL_ON_FAILURE")) && *v) {
     if (!strcmp(v, "abort")) vg_config.on_failure = VG_ABORT;
     else if (!strcmp(v, "log")) vg_config.on_failure = VG_LOG;
     else if (!strcmp(v, "count")) vg_config.on_failure = VG_COUNT;
-    else bad("VIGIL_ON_FAILURE", v, "abort, log or count");
+    else vg_bad_value("VIGIL_ON_FAILURE", v, "abort, log or count");
   }
   if ((v = getenv("VIGIL_ALGORITHM")) && *v) {
     if (!strcmp(v, "tags")) vg_config.algorithm = VG_TAGS;
     else if (!strcmp(v, "history")) vg_config.algorithm = VG_HISTORY;
-    else bad("VIGIL_ALGORITHM", v, "tags or history");
+    else vg_bad_value("VIGIL_ALGORITHM", v, "tags or history");
   }
   if ((v = getenv("VIGIL_PRECISE")) && *v) {
     if (!strcmp(v, "0")) vg_config.precise = 0;
     else if (!strcmp(v, "1")) vg_config.precise = 1;
-    else bad("VIGIL_PRECISE", v, "0 or 1");
+    else vg_bad_value("VIGIL_PRECISE", v, "0 or 1");
   }
   /* the compiler's switch: a program built and run with it makes every
    * transition in the generic engine (tests compare the two) */

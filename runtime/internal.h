@@ -36,8 +36,12 @@ struct vg_config {
 };
 extern struct vg_config vg_config;
 void vg_config_init(void); /* idempotent, thread-safe */
-/* A size with an optional K, M or G suffix; 0, or -1 after saying why. */
+/* parse.c.  A size with an optional K, M or G suffix; 0, or -1 after
+ * saying why. */
 int vg_parse_size(const char *var, const char *v, size_t *out);
+/* getenv(var) as a number in [lo, hi]; dflt when unset or bad (said). */
+long vg_env_number(const char *var, long lo, long hi, long dflt);
+void vg_bad_value(const char *var, const char *val, const char *expect);
 
 static inline uint64_t vg_bit(unsigned i) { return 1ull << i; }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "stream.h"
 #include "symbolize.h"
 
 static vigil_handler_fn handler;
@@ -223,6 +224,7 @@ static void json_finish(struct buf *j, long tid, const char *tname,
 static void abort_if_asked(void) {
   if (vg_config.on_failure == VG_ABORT) {
     fprintf(stderr, "vigil: aborting (set VIGIL_ON_FAILURE=log to continue)\n");
+    vg_stream_stop(2000); /* the event stream ends with what led here */
     abort();
   }
 }

@@ -4,10 +4,15 @@
  *
  *   stream_buffer.c     per-thread chunk rings, the producer's slow path
  *   stream_consumer.c   the consumer thread: drains rings into batches
+ *   stream_writer.c     batch numbers; batches, marks and the end sent
  *   stream_schema.c     the event table
- *   stream_bson.c       hello, schema, batch and end documents (libbson)
+ *   stream_bson.c       hello, schema, batch, mark and end documents (libbson)
  *   stream_link.c       the destination: file, Unix or TCP, acks, spill
- *   stream_config.c     VIGIL_STREAM*, start-up, exit, fork and signals
+ *   stream_config.c     VIGIL_STREAM*, clocks
+ *   stream_life.c       start-up, exit, abort, fork and fatal signals
+ *
+ * vigil record's loader (bpf/record.c) links config, writer, schema, bson
+ * and link: it is a producer whose events come from the kernel.
  */
 #ifndef VIGIL_STREAM_INTERNAL_H
 #define VIGIL_STREAM_INTERNAL_H
@@ -32,6 +37,9 @@ struct vg_stream_config {
   const char *spill_dir; /* VIGIL_STREAM_SPILL_DIR, default TMPDIR or /tmp */
 };
 extern struct vg_stream_config vg_stream_config;
+void vg_stream_read_environment(void);
+uint64_t vg_stream_now_ns(void); /* CLOCK_MONOTONIC */
+uint64_t vg_stream_now_ms(void);
 
 /* One chunk's bookkeeping; its words live in vg_stream_buf.words. */
 struct vg_chunk {
@@ -73,6 +81,7 @@ struct vg_stream_event {
   const char *kind;
   unsigned nargs;
   uint8_t types[VIGIL_STREAM_MAX_ARGS]; /* index into vg_stream_types */
+  char *names[VIGIL_STREAM_MAX_ARGS];   /* argument names, or all null */
 };
 extern const char *const vg_stream_types[3];
 unsigned vg_stream_event_count(void); /* acquire: declared so far */
@@ -82,20 +91,37 @@ const struct vg_stream_event *vg_stream_event_at(unsigned id);
 void vg_stream_consumer_start(void); /* idempotent */
 void vg_stream_kick(void);           /* a chunk is full: wake the consumer */
 void vg_stream_stop(unsigned wait_ms); /* drain, send `end`, wait for acks */
+void vg_stream_flush_wait(void);       /* ship all, wait for acks; go on */
+int vg_stream_consumer_running(void);
 void vg_stream_consumer_forget(void);  /* a forked child: no consumer yet */
-uint64_t vg_stream_now_ms(void);
+
+/* stream_writer.c: one thread per process calls these */
+struct vg_clock { uint64_t tsc, ns; double ns_per_tick; };
+struct vg_thread_total { int64_t tid; uint64_t produced, lost; };
+/* Records in w[0, *nwords); a malformed tail is cut from *nwords. */
+int vg_stream_count_records(const uint64_t *w, size_t *nwords);
+/* n records of thread `tid`, the first with sequence number `tseq`; `lost`:
+ * the thread's lost events so far.  Numbered and queued for the link. */
+void vg_stream_ship(int64_t tid, uint64_t tseq, uint64_t lost, uint32_t n,
+                    const struct vg_clock *clock, const uint64_t *words, size_t nwords);
+void vg_stream_send_mark(uint64_t ns);
+void vg_stream_send_end(const struct vg_thread_total *t, size_t n);
+int64_t vg_stream_batches_sent(void);
+void vg_stream_writer_forget(void);
 
 /* stream_bson.c: each returns a malloc'ed document and its length */
-struct vg_clock { uint64_t tsc, ns; double ns_per_tick; };
 uint8_t *vg_bson_hello(const char *stream, int64_t resume, unsigned from,
                        unsigned to, size_t *len);
 uint8_t *vg_bson_schema(unsigned from, unsigned to, size_t *len);
-uint8_t *vg_bson_batch(int64_t seq, const struct vg_stream_buf *b, uint64_t tseq,
-                       uint64_t lost, uint32_t n, const struct vg_clock *clock,
-                       const uint64_t *words, size_t nwords, size_t *len);
-struct vg_thread_total { int64_t tid; uint64_t produced, lost; };
+uint8_t *vg_bson_batch(int64_t seq, int64_t tid, uint64_t tseq, uint64_t lost,
+                       uint32_t n, const struct vg_clock *clock, const uint64_t *words,
+                       size_t nwords, size_t *len);
+uint8_t *vg_bson_mark(uint64_t ns, size_t *len);
 uint8_t *vg_bson_end(int64_t seq, const struct vg_thread_total *t, size_t n,
                      size_t *len);
+/* hello's `program` and `pid` when the events are another process's
+ * (vigil record); default: this process */
+void vg_stream_identity(const char *program, int pid);
 /* an incoming document: 1 = ack (seq set), 2 = error (msg set), 0 = other,
  * -1 = malformed */
 int vg_bson_reply(const uint8_t *doc, size_t len, int64_t *seq, char *msg,

@@ -40,23 +40,45 @@ static void append_events(bson_t *doc, unsigned from, unsigned to) {
       bson_append_utf8(&types, k, -1, vg_stream_types[e->types[i]], -1);
     }
     bson_append_array_end(&ev, &types);
+    if (e->nargs && e->names[0]) {
+      bson_t names;
+      BSON_APPEND_ARRAY_BEGIN(&ev, "names", &names);
+      for (unsigned i = 0; i < e->nargs; i++) {
+        bson_uint32_to_string(i, &k, key, sizeof key);
+        bson_append_utf8(&names, k, -1, e->names[i] ? e->names[i] : "", -1);
+      }
+      bson_append_array_end(&ev, &names);
+    }
     bson_append_document_end(&arr, &ev);
   }
   bson_append_array_end(doc, &arr);
 }
 
+static char *identity_program;
+static int identity_pid;
+
+void vg_stream_identity(const char *program, int pid) {
+  free(identity_program);
+  identity_program = program ? strdup(program) : NULL;
+  identity_pid = pid;
+}
+
 uint8_t *vg_bson_hello(const char *stream, int64_t resume, unsigned from,
                        unsigned to, size_t *len) {
   char exe[4096] = "", host[256] = "";
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  exe[n > 0 ? n : 0] = 0;
+  if (identity_program) {
+    snprintf(exe, sizeof exe, "%s", identity_program);
+  } else {
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+  }
   gethostname(host, sizeof host - 1);
   bson_t *b = bson_new();
   BSON_APPEND_UTF8(b, "t", "hello");
   BSON_APPEND_INT32(b, "v", VIGIL_STREAM_FORMAT);
   BSON_APPEND_UTF8(b, "stream", stream);
   BSON_APPEND_UTF8(b, "program", exe);
-  BSON_APPEND_INT32(b, "pid", (int32_t)getpid());
+  BSON_APPEND_INT32(b, "pid", (int32_t)(identity_pid ? identity_pid : getpid()));
   BSON_APPEND_UTF8(b, "host", host);
   BSON_APPEND_UTF8(b, "mode", vg_stream_config.mode == VG_LOSSLESS ? "lossless" : "discard");
   BSON_APPEND_INT64(b, "resume", resume);
@@ -71,14 +93,14 @@ uint8_t *vg_bson_schema(unsigned from, unsigned to, size_t *len) {
   return finish(b, len);
 }
 
-uint8_t *vg_bson_batch(int64_t seq, const struct vg_stream_buf *buf, uint64_t tseq,
-                       uint64_t lost, uint32_t n, const struct vg_clock *clock,
-                       const uint64_t *words, size_t nwords, size_t *len) {
+uint8_t *vg_bson_batch(int64_t seq, int64_t tid, uint64_t tseq, uint64_t lost,
+                       uint32_t n, const struct vg_clock *clock, const uint64_t *words,
+                       size_t nwords, size_t *len) {
   bson_t *b = bson_sized_new(160 + nwords * 8);
   bson_t c;
   BSON_APPEND_UTF8(b, "t", "batch");
   BSON_APPEND_INT64(b, "seq", seq);
-  BSON_APPEND_INT64(b, "thread", buf->tid);
+  BSON_APPEND_INT64(b, "thread", tid);
   BSON_APPEND_INT64(b, "tseq", (int64_t)tseq);
   BSON_APPEND_INT64(b, "lost", (int64_t)lost);
   BSON_APPEND_INT32(b, "n", (int32_t)n);
@@ -90,6 +112,13 @@ uint8_t *vg_bson_batch(int64_t seq, const struct vg_stream_buf *buf, uint64_t ts
   /* x86-64 and AArch64 Linux are little-endian: the words are the format */
   BSON_APPEND_BINARY(b, "ev", BSON_SUBTYPE_USER, (const uint8_t *)words,
                      (uint32_t)(nwords * 8));
+  return finish(b, len);
+}
+
+uint8_t *vg_bson_mark(uint64_t ns, size_t *len) {
+  bson_t *b = bson_new();
+  BSON_APPEND_UTF8(b, "t", "mark");
+  BSON_APPEND_INT64(b, "ns", (int64_t)ns);
   return finish(b, len);
 }
 

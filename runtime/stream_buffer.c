@@ -92,8 +92,10 @@ static int next_chunk(struct vg_stream_buf *b, uint32_t after) {
 }
 
 /* Lossless: the thread waits for the consumer, politely. */
-static void wait_for_chunk(struct vg_stream_buf *b, uint32_t after) {
+static int wait_for_chunk(struct vg_stream_buf *b, uint32_t after) {
   for (unsigned spins = 0; !next_chunk(b, after); spins++) {
+    if (!vg_stream_consumer_running())
+      return 0; /* the stream has ended (exit, fatal signal): nobody drains */
     vg_stream_kick();
     if (spins < 64) {
       sched_yield();
@@ -102,6 +104,7 @@ static void wait_for_chunk(struct vg_stream_buf *b, uint32_t after) {
       nanosleep(&ts, NULL);
     }
   }
+  return 1;
 }
 
 uint64_t *__vigil_stream_reserve(uint32_t words) {
@@ -130,10 +133,8 @@ uint64_t *__vigil_stream_reserve(uint32_t words) {
   }
   if (next_chunk(b, was))
     return b->cursor.pos;
-  if (vg_stream_config.mode == VG_LOSSLESS) {
-    wait_for_chunk(b, was);
-    return b->cursor.pos;
-  }
+  if (vg_stream_config.mode == VG_LOSSLESS)
+    return wait_for_chunk(b, was) ? b->cursor.pos : NULL;
   atomic_fetch_add_explicit(&b->lost, 1, memory_order_relaxed);
   return NULL;
 }

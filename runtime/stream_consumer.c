@@ -27,24 +27,14 @@
 static pthread_t consumer;
 static _Atomic int state; /* 0 idle, 1 running, 2 stopping, 3 done */
 static _Atomic int sleeping;
+static _Atomic uint64_t flush_req, flush_done;
 static int wake_fd = -1;
-static int64_t next_batch;
 static struct vg_clock clock0;
 /* totals of threads that exited (for the `end` document) */
 static struct vg_thread_total *gone;
 static size_t ngone, capgone;
 
-uint64_t vg_stream_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static uint64_t now_ns(void) { return vg_stream_now_ns(); }
 
 /* Ticks to nanoseconds over the longest baseline available: the consumer's
  * start to now. */
@@ -72,35 +62,16 @@ void vg_stream_kick(void) {
   }
 }
 
-/* Counts the records of [w, w + n); a malformed tail (a producer bug) is
- * cut off rather than shipped. */
-static uint32_t count_records(const uint64_t *w, size_t *n) {
-  uint32_t records = 0;
-  size_t i = 0;
-  while (i + 2 <= *n) {
-    size_t next = i + 2 + ((w[i] >> 32) & 0xff);
-    if (next > *n)
-      break;
-    i = next;
-    records++;
-  }
-  if (i != *n)
-    fprintf(stderr, "vigil: stream: internal error: %zu stray words cut\n", *n - i);
-  *n = i;
-  return records;
-}
+static unsigned shipped; /* batches since the last mark */
 
 static void ship(struct vg_stream_buf *b, const uint64_t *w, size_t nwords) {
-  uint32_t n = count_records(w, &nwords);
-  if (!n)
+  int n = vg_stream_count_records(w, &nwords);
+  if (n <= 0)
     return;
-  vg_link_announce(vg_stream_event_count());
   struct vg_clock c = clock_now();
-  size_t len;
-  uint8_t *doc = vg_bson_batch(next_batch, b, b->rd_seq, b->rd_lost, n, &c, w, nwords, &len);
-  if (doc)
-    vg_link_send(doc, len, next_batch++);
-  b->rd_seq += n;
+  vg_stream_ship(b->tid, b->rd_seq, b->rd_lost, (uint32_t)n, &c, w, nwords);
+  b->rd_seq += (uint64_t)n;
+  shipped++;
 }
 
 /* Ships what thread b has published (and, if `partial`, the filled part of
@@ -200,45 +171,86 @@ static void send_end(void) {
     t[i] = gone[i];
   for (struct vg_stream_buf *b = atomic_load(&vg_stream_bufs); b && i < n; b = b->next)
     t[i++] = total_of(b);
-  size_t len;
-  vg_link_announce(vg_stream_event_count());
-  vg_link_send(vg_bson_end(next_batch, t, i, &len), len, -1);
+  vg_stream_send_end(t, i);
   free(t);
+}
+
+static void pin(void) {
+  if (vg_stream_config.cpu < 0)
+    return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(vg_stream_config.cpu, &set);
+  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+    fprintf(stderr, "vigil: VIGIL_STREAM_CPU=%d: cannot pin the consumer there\n",
+            vg_stream_config.cpu);
+}
+
+/* Every thread's filled part ships, then a mark (docs/stream-format.md)
+ * for the start of the pass before: an event stamped before it had its
+ * cursor stored before this pass read it, unless its thread was preempted
+ * for a whole flush interval between the two.  Marks follow batches only,
+ * so an idle stream sends none (and retains none unacknowledged). */
+static unsigned partial_pass(void) {
+  static uint64_t prev_start;
+  static unsigned shipped_before;
+  uint64_t start = now_ns();
+  unsigned batches = drain_all(1);
+  if ((shipped || shipped_before) && prev_start)
+    vg_stream_send_mark(prev_start);
+  shipped_before = shipped;
+  shipped = 0;
+  prev_start = start;
+  return batches;
+}
+
+/* vigil_stream_flush: served once everything drained by then is
+ * acknowledged, or after the linger time. */
+static uint64_t serving, serve_until;
+
+static void serve_flush(uint64_t now_ms) {
+  uint64_t req = atomic_load(&flush_req);
+  if (req > serving && !serve_until) {
+    serving = req;
+    serve_until = now_ms + vg_stream_config.linger_ms;
+  }
+  if (serve_until && (vg_link_idle() || now_ms >= serve_until)) {
+    atomic_store(&flush_done, serving);
+    serve_until = 0;
+  }
 }
 
 static void *run(void *arg) {
   (void)arg;
-  if (vg_stream_config.cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(vg_stream_config.cpu, &set);
-    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
-      fprintf(stderr, "vigil: VIGIL_STREAM_CPU=%d: cannot pin the consumer there\n",
-              vg_stream_config.cpu);
-  }
+  pin();
   calibrate();
   uint64_t last_partial = vg_stream_now_ms(), deadline = 0;
   for (;;) {
     int stopping = atomic_load(&state) == 2;
     uint64_t now = vg_stream_now_ms();
-    int partial = stopping || now - last_partial >= vg_stream_config.flush_ms;
-    unsigned batches = drain_all(partial);
-    if (partial)
+    int flushing = atomic_load(&flush_req) > serving;
+    unsigned batches;
+    if (stopping || flushing || now - last_partial >= vg_stream_config.flush_ms) {
+      batches = partial_pass();
       last_partial = now;
+    } else {
+      batches = drain_all(0);
+    }
     if (stopping && !deadline) {
-      drain_all(1);
       send_end();
       deadline = now + vg_stream_config.linger_ms;
     }
     if (deadline && (vg_link_idle() || now >= deadline))
       break;
     atomic_store(&sleeping, 1);
-    vg_link_poll(batches ? 0 : (int)vg_stream_config.flush_ms, wake_fd);
+    vg_link_poll(batches || serve_until ? 0 : (int)vg_stream_config.flush_ms, wake_fd);
     atomic_store(&sleeping, 0);
     uint64_t drained;
     (void)!read(wake_fd, &drained, sizeof drained);
+    serve_flush(vg_stream_now_ms());
   }
   vg_link_close(1);
+  atomic_store(&flush_done, UINT64_MAX);
   atomic_store(&state, 3);
   return NULL;
 }
@@ -269,6 +281,8 @@ void vg_stream_stop(unsigned wait_ms) {
   int running = 1;
   if (!atomic_compare_exchange_strong(&state, &running, 2))
     return;
+  /* what is produced from here on is after the stream's `end` */
+  __vigil_stream_on = 0;
   vg_stream_publish_current();
   uint64_t one = 1;
   (void)!write(wake_fd, &one, sizeof one);
@@ -284,12 +298,29 @@ void vg_stream_stop(unsigned wait_ms) {
     fprintf(stderr, "vigil: stream: the consumer did not finish in %u ms\n", wait_ms);
 }
 
-int vg_stream_consumer_done(void) { return atomic_load(&state) != 2; }
+int vg_stream_consumer_running(void) { return atomic_load(&state) == 1; }
+
+void vg_stream_flush_wait(void) {
+  if (!vg_stream_consumer_running())
+    return;
+  uint64_t req = atomic_fetch_add(&flush_req, 1) + 1;
+  uint64_t one = 1;
+  (void)!write(wake_fd, &one, sizeof one);
+  /* the consumer gives up after the linger time; this waits a little
+   * longer for it to say so */
+  uint64_t until = vg_stream_now_ms() + vg_stream_config.linger_ms + 1000;
+  struct timespec ms = {0, 1000000};
+  while (atomic_load(&flush_done) < req && vg_stream_consumer_running() &&
+         vg_stream_now_ms() < until)
+    nanosleep(&ms, NULL);
+}
 
 void vg_stream_consumer_forget(void) {
   atomic_store(&state, 0);
   atomic_store(&sleeping, 0);
-  next_batch = 0;
+  atomic_store(&flush_req, 0);
+  atomic_store(&flush_done, 0);
+  shipped = 0;
   free(gone);
   gone = NULL;
   ngone = capgone = 0;

@@ -29,6 +29,11 @@ static uint8_t type_index(const char *t) {
 
 uint32_t vigil_stream_declare(const char *name, const char *kind, unsigned nargs,
                               const char *const *types) {
+  return vigil_stream_declare_named(name, kind, nargs, types, NULL);
+}
+
+uint32_t vigil_stream_declare_named(const char *name, const char *kind, unsigned nargs,
+                                    const char *const *types, const char *const *names) {
   if (nargs > VIGIL_STREAM_MAX_ARGS)
     nargs = VIGIL_STREAM_MAX_ARGS;
   pthread_mutex_lock(&lock);
@@ -46,8 +51,18 @@ uint32_t vigil_stream_declare(const char *name, const char *kind, unsigned nargs
   }
   e->kind = kind;
   e->nargs = nargs;
-  for (unsigned i = 0; i < nargs; i++)
+  for (unsigned i = 0; i < nargs; i++) {
     e->types[i] = type_index(types ? types[i] : "u64");
+    e->names[i] = names && names[i] ? strdup(names[i]) : NULL;
+  }
+  int named = 1;
+  for (unsigned i = 0; i < nargs; i++)
+    named &= e->names[i] != NULL;
+  if (!named) /* all or none: one name missing makes it none */
+    for (unsigned i = 0; i < nargs; i++) {
+      free(e->names[i]);
+      e->names[i] = NULL;
+    }
   table[n] = e;
   atomic_store_explicit(&count, n + 1, memory_order_release);
   pthread_mutex_unlock(&lock);

@@ -51,8 +51,12 @@ uint64_t *__vigil_stream_reserve(uint32_t words);
  * "i64", "u64", "ptr" per argument word. */
 uint32_t vigil_stream_declare(const char *name, const char *kind, unsigned nargs,
                               const char *const *types);
-/* Writes every event produced so far to the destination and waits (at
- * most VIGIL_STREAM_LINGER) for it to be acknowledged. */
+/* The same, naming each argument word (`names` may be null). */
+uint32_t vigil_stream_declare_named(const char *name, const char *kind, unsigned nargs,
+                                    const char *const *types, const char *const *names);
+/* Ships every event produced so far and waits (at most
+ * VIGIL_STREAM_LINGER_MS) for the destination to acknowledge it; the
+ * stream goes on. */
 void vigil_stream_flush(void);
 
 static inline uint64_t vigil_stream_ticks(void) {

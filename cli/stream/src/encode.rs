@@ -46,6 +46,13 @@ fn events(decls: &[EventDecl]) -> RawArrayBuf {
             args.push(w.as_str());
         }
         d.append(cstr!("args"), args);
+        if !e.names.is_empty() {
+            let mut names = RawArrayBuf::new();
+            for n in &e.names {
+                names.push(n.as_str());
+            }
+            d.append(cstr!("names"), names);
+        }
         a.push(d);
     }
     a
@@ -115,6 +122,14 @@ pub fn encode_end(end: &End) -> Vec<u8> {
     d.into_bytes()
 }
 
+/// `mark`: every event stamped before `ns` was sent before this document.
+pub fn encode_mark(ns: i64) -> Vec<u8> {
+    let mut d = RawDocumentBuf::new();
+    d.append(cstr!("t"), "mark");
+    d.append(cstr!("ns"), ns);
+    d.into_bytes()
+}
+
 /// `ack`: batches up to and including `seq` are stored (-1: none).
 pub fn encode_ack(seq: i64) -> Vec<u8> {
     let mut d = RawDocumentBuf::new();
@@ -138,6 +153,7 @@ pub fn encode(m: &Message) -> Vec<u8> {
         Message::Schema(e) => encode_schema(e),
         Message::Batch(b) => encode_batch(&b.header, b.ev()),
         Message::End(e) => encode_end(e),
+        Message::Mark(ns) => encode_mark(*ns),
         Message::Ack(s) => encode_ack(*s),
         Message::Error(s) => encode_error(s),
     }

@@ -9,7 +9,7 @@
 //!   ([`Decoder`]); lengths checked (at most [`MAX_DOCUMENT_LEN`]), every
 //!   document validated as BSON
 //! * [`message`]: the typed messages ([`Message`]: `hello`, `schema`,
-//!   `batch`, `end`, `ack`, `error`), validated field by field; a
+//!   `batch`, `end`, `mark`, `ack`, `error`), validated field by field; a
 //!   [`Batch`]'s packed records read in place ([`Record`]), checked against
 //!   the event table ([`Schema`]); tick to nanosecond conversion
 //!   ([`Clock`])
@@ -30,7 +30,8 @@ pub mod message;
 mod raw;
 
 pub use encode::{
-    encode, encode_ack, encode_batch, encode_end, encode_error, encode_hello, encode_schema,
+    encode, encode_ack, encode_batch, encode_end, encode_error, encode_hello, encode_mark,
+    encode_schema,
     push_record,
 };
 pub use error::{ErrorKind, StreamError};

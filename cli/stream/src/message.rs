@@ -36,6 +36,10 @@ pub enum Message {
     Batch(Batch),
     /// `t: "end"`: a clean end of the stream.
     End(End),
+    /// `t: "mark"`: every event of the stream stamped before this
+    /// `CLOCK_MONOTONIC` time (ns) was in the batches sent before it (a
+    /// watermark, for merging threads in time order).
+    Mark(i64),
     /// `t: "ack"` (collector to producer): batches up to and including
     /// this number are stored; -1: none.
     Ack(i64),
@@ -152,6 +156,9 @@ pub struct EventDecl {
     /// One per argument word of the event's records (at most
     /// [`MAX_ARGS`]).
     pub args: Vec<ArgType>,
+    /// The argument words' names (`fd`, `prev_pid`), one per word, or
+    /// empty when the producer did not name them (`names` is optional).
+    pub names: Vec<String>,
 }
 
 /// The events declared so far in a stream: `hello`'s table, extended by
@@ -496,6 +503,7 @@ impl Message {
             Message::Schema(_) => "schema",
             Message::Batch(_) => "batch",
             Message::End(_) => "end",
+            Message::Mark(_) => "mark",
             Message::Ack(_) => "ack",
             Message::Error(_) => "error",
         }
@@ -545,6 +553,7 @@ pub(crate) fn parse_valid(doc: RawDocumentBuf, origin: Origin) -> Result<Message
             }));
         }
         "end" => parse_end(&f).map(Message::End),
+        "mark" => f.i64("ns").map(|(_, ns)| Message::Mark(ns)),
         "ack" => parse_ack(&f).map(Message::Ack),
         "error" => f.str("msg").map(|(_, s)| Message::Error(s.to_string())),
         other => {
@@ -553,7 +562,7 @@ pub(crate) fn parse_valid(doc: RawDocumentBuf, origin: Origin) -> Result<Message
                 f.find("t").ok().flatten().map_or(0, |e| e.offset),
                 format_args!(
                     "unknown document type {shown:?} (this collector reads hello, schema, \
-                     batch, end, ack, error)"
+                     batch, end, mark, ack, error)"
                 ),
             ))
         }
@@ -662,6 +671,7 @@ fn parse_events(f: &Fields<'_>, hello: bool) -> Result<Vec<EventDecl>> {
                 }
             }
         }
+        let names = parse_names(&ef, args.len())?;
         decls.push((
             e.offset,
             EventDecl {
@@ -669,6 +679,7 @@ fn parse_events(f: &Fields<'_>, hello: bool) -> Result<Vec<EventDecl>> {
                 name: name.to_string(),
                 kind,
                 args,
+                names,
             },
         ));
     }
@@ -702,6 +713,49 @@ fn parse_events(f: &Fields<'_>, hello: bool) -> Result<Vec<EventDecl>> {
     }
     decls.sort_by_key(|(_, d)| d.id);
     Ok(decls.into_iter().map(|(_, d)| d).collect())
+}
+
+/// The optional `names` of an event declaration: strings, one per
+/// argument word.
+fn parse_names(ef: &Fields<'_>, words: usize) -> Result<Vec<String>> {
+    let Some(e) = ef.find("names")? else {
+        return Ok(Vec::new());
+    };
+    if !matches!(e.value, RawBsonRef::Array(_)) {
+        return Err(ef.error(
+            e.offset,
+            format_args!(
+                "`names` is {}, expected array",
+                raw::type_name(e.value.element_type())
+            ),
+        ));
+    }
+    let entries = ef.array("names")?;
+    if entries.len() != words {
+        return Err(ef.error(
+            e.offset,
+            format_args!(
+                "`names` has {} entries, `args` {words}: one name per argument word",
+                entries.len()
+            ),
+        ));
+    }
+    let mut names = Vec::with_capacity(words);
+    for (j, w) in entries.iter().enumerate() {
+        match w.value {
+            RawBsonRef::String(s) => names.push(s.to_string()),
+            other => {
+                return Err(ef.error(
+                    w.offset,
+                    format_args!(
+                        "names[{j}] is {}, expected string",
+                        raw::type_name(other.element_type())
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(names)
 }
 
 fn parse_batch(f: &Fields<'_>) -> Result<(BatchHeader, Range<usize>)> {

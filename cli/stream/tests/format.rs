@@ -17,6 +17,7 @@ fn decl(id: u32, name: &str, kind: EventKind, args: &[ArgType]) -> EventDecl {
         name: name.to_string(),
         kind,
         args: args.to_vec(),
+        names: Vec::new(),
     }
 }
 
@@ -293,6 +294,8 @@ fn end_ack_error_round_trip() {
             seq: 0,
             threads: vec![],
         }),
+        Message::Mark(0),
+        Message::Mark(1_700_000_000_123),
         Message::Ack(-1),
         Message::Ack(41),
         Message::Error("unsupported stream format version 2 (this collector reads 1)".into()),
@@ -305,6 +308,31 @@ fn end_ack_error_round_trip() {
     assert_eq!(encode(&Message::Ack(7)), encode_ack(7));
     assert_eq!(encode(&Message::Error("x".into())), encode_error("x"));
     assert_eq!(Message::Ack(0).type_name(), "ack");
+    assert_eq!(encode(&Message::Mark(5)), encode_mark(5));
+    assert_eq!(Message::Mark(0).type_name(), "mark");
+}
+
+/// Argument names are optional; when given, one string per word.
+#[test]
+fn event_names_round_trip_and_checks() {
+    let mut h = hello();
+    h.events[0].names = (0..h.events[0].args.len()).map(|i| format!("a{i}")).collect();
+    assert_eq!(parse(encode_hello(&h)).unwrap(), Message::Hello(h.clone()));
+    let short = edited(&encode_hello(&h), |d| {
+        let e = first_event_mut(d);
+        e.insert("names", vec![Bson::String("only".into())]);
+    });
+    let e = parse_err(short);
+    assert!(e.message.contains("`names` has 1 entries"), "{e}");
+    let not_array = edited(&encode_hello(&h), |d| {
+        first_event_mut(d).insert("names", "a0");
+    });
+    assert!(parse_err(not_array).message.contains("`names` is string, expected array"));
+    let n = h.events[0].args.len();
+    let not_string = edited(&encode_hello(&h), |d| {
+        first_event_mut(d).insert("names", vec![Bson::Int32(1); n]);
+    });
+    assert!(parse_err(not_string).message.contains("names[0] is int32, expected string"));
 }
 
 /// hello, then batches of 3 threads interleaved, a schema document in the
@@ -818,7 +846,7 @@ fn unknown_type() {
     let b = edited(&encode_ack(1), |d| {
         d.insert("t", "bye");
     });
-    let e = refused(b.clone(), "bye: unknown document type \"bye\" (this collector reads hello, schema, batch, end, ack, error)");
+    let e = refused(b.clone(), "bye: unknown document type \"bye\" (this collector reads hello, schema, batch, end, mark, ack, error)");
     assert_eq!(e.offset, elem_at(&b, 2, "t"));
 }
 

@@ -471,7 +471,7 @@ pub fn stream(data: &[u8]) {
                     }
                 }
             }
-            Message::End(_) | Message::Ack(_) | Message::Error(_) => {}
+            Message::End(_) | Message::Mark(_) | Message::Ack(_) | Message::Error(_) => {}
         }
     }
 }
@@ -485,6 +485,7 @@ pub fn stream_seeds() -> Vec<(String, Vec<u8>)> {
         name: name.to_string(),
         kind,
         args: args.to_vec(),
+        names: Vec::new(),
     };
     let hello = Hello {
         stream: "host:4242:1000".into(),
@@ -551,6 +552,17 @@ pub fn stream_seeds() -> Vec<(String, Vec<u8>)> {
     ));
     s.extend(encode_end(&end(1)));
     seeds.push(("simple".into(), s));
+
+    // Named argument words and a watermark.
+    let mut h = hello.clone();
+    h.events[0].names = vec!["path".into(), "flags".into()];
+    let mut s = encode_hello(&h);
+    s.extend(encode_batch(
+        &header(0, 7, 0, 1, 1.0),
+        &records(&[(0, 1_000_001, &[0x7fff_0000, 3])]),
+    ));
+    s.extend(encode_mark(2_000_002));
+    seeds.push(("names-mark".into(), s));
 
     // Three threads, a schema document in the middle, discard mode.
     let mut h = hello.clone();
