@@ -159,6 +159,27 @@ pub enum Cmd {
     /// input (model, binding, unreadable trace).
     Check(check_cmd::CheckArgs),
 
+    /// Record uprobe and tracepoint events of an unmodified program (or the kernel) into an event stream
+    ///
+    /// Attaches eBPF uprobes/uretprobes (BINARY:FUNC) and tracepoints
+    /// (SYSTEM:NAME), runs COMMAND, and streams every event in the format
+    /// `vigil-cc --vigil-trace` programs use (docs/stream-format.md) to
+    /// --stream DEST or $VIGIL_STREAM: tcp://HOST:PORT, unix:PATH or
+    /// file:PATH.  Kernel events cannot wait for a slow collector: the
+    /// stream is in discard mode, every lost event counted.  Needs root.
+    Record(crate::record_cmd::RecordArgs),
+
+    /// Receive event streams: store every event, check models on them, export, scale out through NATS
+    ///
+    /// `vigil collect --listen tcp://127.0.0.1:7070 --store run.store`
+    /// accepts any number of traced programs (VIGIL_STREAM=tcp://...),
+    /// stores every event (Parquet segments, queryable with DuckDB, and a
+    /// SQLite catalog: docs/collector.md) and acknowledges each batch once
+    /// it is durable.  --check MODEL runs an automaton model on the events
+    /// as they arrive; --summary says, per producer, what was stored and
+    /// what is known lost; --export-trace writes Chrome/Perfetto JSON.
+    Collect(crate::collect_cmd::CollectArgs),
+
     /// Convert a JSON Lines report to SARIF 2.1.0 (code scanning, IDEs)
     ///
     /// FILE is what VIGIL_REPORT collected (assertion and monitor
@@ -246,6 +267,8 @@ fn run_cli(cli: Cli) -> Result<()> {
         Cmd::Demo { keep } => demo::run(keep.as_deref()),
         Cmd::Check(args) => check_cmd::run(&args),
         Cmd::Report(args) => crate::report_cmd::run(&args),
+        Cmd::Record(args) => crate::record_cmd::run(&args),
+        Cmd::Collect(args) => crate::collect_cmd::run(&args),
         Cmd::Monitor(args) => crate::monitor_cmd::run(&args),
         Cmd::GenMonitor {
             binding,
