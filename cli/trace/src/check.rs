@@ -1,45 +1,25 @@
 //! The offline checker: stream a trace, map lines to model events through
 //! the binding's rules, step one automaton per instance.
 //!
-//! Semantics are the kernel's (and the binding language's, see
-//! [`vigil_model::binding`]):
-//!
-//! * every rule whose tracepoint is the line's event and whose conditions
-//!   hold fires, in binding order;
-//! * the rule's key field picks the instance (scope global: one instance);
-//! * `start`: an instance not monitored yet starts in the initial state and
-//!   the event is not processed; `run`: it starts, then the event is
-//!   processed; a plain rule ignores instances not monitored yet, except
-//!   when the binding has no `start`/`run` rule at all: then every instance
-//!   starts at its first event;
-//! * `forget`: the instance ends, a violation if its state is not final;
-//! * after a violation the instance is reset, as the kernel does after its
-//!   reactor ran: not monitored when the binding has start rules, else back
-//!   in the initial state.
+//! The semantics are [`crate::engine`]'s, shared with `vigil collect --check`.
 //!
 //! Memory is constant in the trace's length: one reused line buffer and
 //! one map entry per live instance.
 
-use std::collections::hash_map::Entry;
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use vigil_model::binding::{Binding, Mode, Op, RuleEvent, Scope, Source};
+use vigil_model::binding::{Binding, Scope, Source};
 use vigil_model::sources;
 use vigil_model::{Diagnostic, Model};
 
+use crate::engine::{Machine, Rule, Step, FORGET};
 use crate::format::{self, FieldSrc, Format, Kind};
-use crate::fxhash::FxHashMap;
 use crate::line::{lost_marker, parse_header, Header};
 use crate::report::{self, Summary, Violation};
 
 /// Fields per source, at most (own fields + the common ones).
 const MAX_FIELDS: usize = 16;
-/// "no transition" in the flattened table.
-const NONE: u32 = u32::MAX;
-/// The event number of `forget`.
-const FORGET: u32 = u32::MAX;
-
 /// How the checker reports.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -81,16 +61,6 @@ struct Need {
     get: Getter,
 }
 
-#[derive(Debug, Clone)]
-struct CRule {
-    /// Index into the binding's rules.
-    index: usize,
-    event: u32,
-    key: Option<usize>,
-    conds: Vec<(usize, Op, i64)>,
-    mode: Mode,
-}
-
 #[derive(Debug)]
 struct EventPlan {
     name: &'static str,
@@ -99,63 +69,7 @@ struct EventPlan {
     /// is enough).
     stop: Option<usize>,
     needs: Vec<Need>,
-    rules: Vec<CRule>,
-}
-
-/// The automata: a flattened transition table and the live instances.
-struct Machine {
-    nev: usize,
-    table: Vec<u32>,
-    finals: Vec<bool>,
-    has_start: bool,
-    inst: FxHashMap<i64, u32>,
-    started: u64,
-}
-
-enum Step {
-    Ok,
-    /// The event was not allowed in this state (the instance is reset).
-    Violation(u32),
-    /// Forgotten in this non-final state.
-    NotFinal(u32),
-}
-
-impl Machine {
-    #[inline]
-    fn fire(&mut self, event: u32, key: i64, mode: Mode) -> Step {
-        if event == FORGET {
-            return match self.inst.remove(&key) {
-                Some(s) if !self.finals[s as usize] => Step::NotFinal(s),
-                _ => Step::Ok,
-            };
-        }
-        let state = match self.inst.entry(key) {
-            Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(v) => {
-                if mode == Mode::Plain && self.has_start {
-                    return Step::Ok;
-                }
-                self.started += 1;
-                let s = v.insert(0);
-                if mode == Mode::Start {
-                    return Step::Ok;
-                }
-                s
-            }
-        };
-        let from = *state;
-        let next = self.table[from as usize * self.nev + event as usize];
-        if next != NONE {
-            *state = next;
-            return Step::Ok;
-        }
-        if self.has_start {
-            self.inst.remove(&key);
-        } else {
-            *state = 0;
-        }
-        Step::Violation(from)
-    }
+    rules: Vec<Rule>,
 }
 
 /// The state of one [`Checker::run`].
@@ -280,38 +194,13 @@ impl<'a> Checker<'a> {
                     get,
                 });
             }
-            plan.rules.push(CRule {
-                index,
-                event: match rule.event {
-                    RuleEvent::Event(e) => e as u32,
-                    RuleEvent::Forget => FORGET,
-                },
-                key: rule.key,
-                conds: rule
-                    .conds
-                    .iter()
-                    .map(|c| (c.field, c.op, c.value))
-                    .collect(),
-                mode: rule.mode,
-            });
-        }
-        let nev = model.events.len();
-        let mut table = Vec::with_capacity(model.states.len() * nev);
-        for row in &model.function {
-            table.extend(row.iter().map(|n| n.map_or(NONE, |s| s as u32)));
+            plan.rules.push(Rule::compile(binding, index));
         }
         Ok(Checker {
             model,
             binding,
             plans,
-            machine: Machine {
-                nev,
-                table,
-                finals: model.finals.clone(),
-                has_start: binding.has_start_rules(),
-                inst: FxHashMap::default(),
-                started: 0,
-            },
+            machine: Machine::new(model, binding),
         })
     }
 
@@ -374,8 +263,8 @@ impl<'a> Checker<'a> {
             input.consume(n);
         }
         let mut s = st.s;
-        s.instances = self.machine.started;
-        s.live = self.machine.inst.len() as u64;
+        s.instances = self.machine.started();
+        s.live = self.machine.live();
         s.elapsed = t0.elapsed();
         Ok(s)
     }
@@ -479,13 +368,10 @@ impl<'a> Checker<'a> {
         }
         st.s.matched += 1;
         for (ri, r) in plan.rules.iter().enumerate() {
-            if !r.conds.iter().all(|&(f, op, v)| op.holds(st.vals[f], v)) {
+            if !r.holds(&st.vals) {
                 continue;
             }
-            let key = match r.key {
-                Some(k) => st.vals[k],
-                None => 0,
-            };
+            let key = r.key_of(&st.vals);
             let (from, kind) = match self.machine.fire(r.event, key, r.mode) {
                 Step::Ok => continue,
                 Step::Violation(from) => (from, report::Kind::Event),

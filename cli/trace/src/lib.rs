@@ -4,11 +4,14 @@
 //! * [`line`]: the common header of an event line, lost-events markers
 //! * [`format`]: each catalogue tracepoint's text (`key=value`, and the
 //!   trace-cmd sched plugin's forms), field extraction
-//! * [`check`]: the [`Checker`], rules → events → automata per instance
+//! * [`engine`]: compiled rules and the automata per instance (shared with
+//!   `vigil collect --check`)
+//! * [`check`]: the [`Checker`]: trace lines → fields → the engine
 //! * [`report`]: violations and the summary, as text or JSON Lines
 //! * [`fxhash`]: the fast integer hasher of the instance map
 
 pub mod check;
+pub mod engine;
 pub mod format;
 pub mod fxhash;
 pub mod line;
