@@ -20,6 +20,7 @@ use crate::report::{self, Summary, Violation};
 
 /// Fields per source, at most (own fields + the common ones).
 const MAX_FIELDS: usize = 16;
+
 /// How the checker reports.
 #[derive(Debug, Clone)]
 pub struct Config {
