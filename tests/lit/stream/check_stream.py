@@ -3,7 +3,19 @@ checks it: hello first, batch numbers consecutive from 0, per-thread sequence
 numbers without overlap, every record's id declared with its argument count,
 and the `end` totals: events shipped + events lost == events produced, per
 thread.  Prints a summary that the lit tests FileCheck.  Exit 1 on any
-violation, naming the byte offset."""
+violation, naming the byte offset.
+
+Options (after the file; the lines above are printed first, unchanged):
+  --hello          print hello's program, pid and mode, and the event table
+  --strict         also check that each batch's `lost` is exactly the number
+                   of the thread's sequence numbers missing before it (a gap
+                   is its lost events), that timestamps never go back within
+                   a thread, and that `end` accounts for every sequence
+                   number shipped; print `strict ok`
+  --threads        print each thread's `produced/shipped/lost` (sorted)
+  --values EVENT   print the argument words of every record of EVENT
+                   (NAME/KIND), in stream order: i64 signed, u64 decimal,
+                   ptr hex"""
 import struct
 import sys
 
@@ -47,7 +59,77 @@ def fail(off, msg):
     sys.exit(1)
 
 
-def main(path):
+def word(v, t):
+    if t == 'i64':
+        return str(v - (1 << 64) if v >> 63 else v)
+    if t == 'ptr':
+        return hex(v)
+    return str(v)
+
+
+class Extra:
+    """What the options print or check, fed each document."""
+
+    def __init__(self, argv):
+        self.hello = '--hello' in argv
+        self.strict = '--strict' in argv
+        self.threads = '--threads' in argv
+        self.values = [argv[i + 1] for i, a in enumerate(argv) if a == '--values']
+        self.out, self.types, self.last = [], {}, {}
+
+    def declare(self, f):
+        if self.hello and f['t'] == 'hello':
+            self.out.append('hello program %s pid %d mode %s' % (f['program'], f['pid'], f['mode']))
+        for e in f['events']:
+            self.types[e['id']] = e['args']
+            if self.hello:
+                self.out.append('declare %s/%s args %s names %s' % (
+                    e['name'], e['kind'], ','.join(e['args']) or '-',
+                    ','.join(e.get('names', [])) or '-'))
+
+    def batch(self, off, f, before, names):
+        # before: records of this thread shipped before this batch
+        if self.strict:
+            if f['lost'] != f['tseq'] - before:
+                fail(off, 'thread %d: batch at tseq %d says %d lost, %d sequence numbers missing'
+                     % (f['thread'], f['tseq'], f['lost'], f['tseq'] - before))
+        ev, i = f['ev'], 0
+        clock = f['clock']
+        while i < len(ev):
+            w0, ticks = struct.unpack_from('<QQ', ev, i)
+            eid, argc = w0 & 0xffffffff, (w0 >> 32) & 0xff
+            ns = clock['ns'] + (ticks - clock['tsc']) * clock['ns_per_tick']
+            if self.strict and ns < self.last.get(f['thread'], ns):
+                fail(off, 'thread %d: time goes back' % f['thread'])
+            self.last[f['thread']] = ns
+            if names[eid] in self.values:
+                args = struct.unpack_from('<%dQ' % argc, ev, i + 16)
+                self.out.append('value %s %s' % (names[eid], ' '.join(
+                    word(a, t) for a, t in zip(args, self.types[eid]))))
+            i += 8 * (2 + argc)
+
+    def end(self, off, end, shipped):
+        if self.strict:
+            missing = set(shipped) - set(t['thread'] for t in end['threads'])
+            if missing:
+                fail(off, 'threads %s shipped events but are not in end' % sorted(missing))
+            for t in end['threads']:
+                th = shipped.get(t['thread'])
+                if th and th[1] > t['produced']:
+                    fail(off, 'thread %d: sequence number %d shipped, %d produced'
+                         % (t['thread'], th[1] - 1, t['produced']))
+            self.out.append('strict ok')
+        if self.threads:
+            rows = sorted('thread produced %d shipped %d lost %d' % (
+                t['produced'], shipped.get(t['thread'], [0])[0], t['lost'])
+                for t in end['threads'])
+            self.out.extend(rows)
+        for line in self.out:
+            print(line)
+
+
+def main(path, argv):
+    extra = Extra(argv)
     data = open(path, 'rb').read()
     off, events, nbatch, shipped, seen, end, names = 0, {}, 0, {}, {}, None, {}
     while off < len(data):
@@ -60,6 +142,7 @@ def main(path):
             for e in f['events']:
                 events[e['id']] = len(e['args'])
                 names[e['id']] = '%s/%s' % (e['name'], e['kind'])
+            extra.declare(f)
         elif t == 'batch':
             if f['seq'] != nbatch:
                 fail(off, 'batch %d where %d was due' % (f['seq'], nbatch))
@@ -77,6 +160,7 @@ def main(path):
             if count != f['n']:
                 fail(off, 'n says %d, %d records' % (f['n'], count))
             th = shipped.setdefault(f['thread'], [0, -1, 0])
+            extra.batch(off, f, th[0], names)
             if f['tseq'] < th[1]:
                 fail(off, 'thread %d: sequence numbers overlap' % f['thread'])
             th[0] += count
@@ -100,6 +184,7 @@ def main(path):
           % (len(end['threads']), nbatch, sent, lost, produced))
     for k in sorted(seen):
         print('event %s %d' % (k, seen[k]))
+    extra.end(off, end, shipped)
 
 
-main(sys.argv[1])
+main(sys.argv[1], sys.argv[2:])
