@@ -72,6 +72,15 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/* The thread's id; the idle tasks, all pid 0, are told apart by cpu (they
+ * run at once on every cpu): VIGIL_REC_IDLE_TID(cpu). */
+static __always_inline __u32 current_tid(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return tid ? tid : VIGIL_REC_IDLE_TID(bpf_get_smp_processor_id());
+}
+
 static __always_inline void count(__u32 which)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &which);
@@ -152,7 +161,7 @@ SEC("uprobe")
 int BPF_KPROBE(uprobe_entry)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), seq;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = current_tid();
 	struct vigil_thread *t = enter(tid, &seq);
 	struct uargs_rec *r;
 
@@ -177,7 +186,7 @@ SEC("uretprobe")
 int BPF_KRETPROBE(uprobe_return)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), seq;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = current_tid();
 	struct vigil_thread *t = enter(tid, &seq);
 	struct uret_rec *r;
 
@@ -217,13 +226,14 @@ int BPF_KRETPROBE(uprobe_return)
 SEC("tracepoint")
 int tracepoint_record(void *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx), seq, id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, tgid = id >> 32, bytes = VIGIL_COOKIE_BYTES(cookie);
+	__u64 cookie = bpf_get_attach_cookie(ctx), seq;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, bytes = VIGIL_COOKIE_BYTES(cookie), tid;
 	struct vigil_thread *t;
 	bool written;
 
 	if (!system_wide && !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
+	tid = current_tid();
 	t = enter(tid, &seq);
 	if (!t)
 		return 0;

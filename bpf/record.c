@@ -196,6 +196,16 @@ static void add_link(struct bpf_link *l, const struct probe *p)
  * tracepoints to its process tree by the BPF program (`traced`). */
 static void attach(pid_t pid)
 {
+	if (bpf_program__autoload(skel->progs.follow_fork)) {
+		struct bpf_link *l = bpf_program__attach(skel->progs.follow_fork);
+
+		if (!l) {
+			lu_libbpf_log_print();
+			lu_die("cannot attach to sched_process_fork (to follow the command's children): %s",
+			       strerror(errno));
+		}
+		links[nlinks++] = l;
+	}
 	for (int i = 0; i < nprobes; i++) {
 		const struct probe *p = &probes[i];
 

@@ -24,11 +24,16 @@
 #define VIGIL_COOKIE_BYTES(c) ((__u32)((c) >> 32) & 0xffff)
 #define VIGIL_COOKIE(probe, bytes) ((__u64)(probe) | (__u64)(bytes) << 32)
 
+/* The idle tasks are all pid 0, one per cpu, running at once: each gets a
+ * thread id of its own, -1 - cpu in the stream (as a signed 32-bit key). */
+#define VIGIL_REC_IDLE_TID(cpu) (0xffffffffu - (__u32)(cpu))
+#define VIGIL_REC_STREAM_TID(key) ((__s64)(__s32)(key))
+
 /* Every ring-buffer record starts with this; the payload follows: the
  * argument words of a uprobe (6), the return value of a uretprobe (1), the
  * first VIGIL_COOKIE_BYTES bytes of a tracepoint's raw record. */
 struct vigil_rec {
-	__u32 tid;   /* kernel thread id: the batch's thread */
+	__u32 tid;   /* kernel thread id (VIGIL_REC_STREAM_TID): the batch's thread */
 	__u32 probe; /* the loader's probe index (the cookie) */
 	__u64 seq;   /* the thread's sequence number (lost events take one too) */
 	__u64 ts;    /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */

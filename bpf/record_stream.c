@@ -130,7 +130,7 @@ static bool malformed(const char *why, size_t size)
 static bool append(const struct vigil_rec *h, const void *payload, size_t plen)
 {
 	const struct probe *p = &probes[h->probe];
-	struct thread *t = thread_get(h->tid, true);
+	struct thread *t = thread_get(VIGIL_REC_STREAM_TID(h->tid), true);
 	uint64_t *w;
 
 	if (t->n && h->seq != t->next)
@@ -231,18 +231,20 @@ static struct vg_thread_total *totals(int threads_fd, size_t *n)
 		prev = &key;
 		if (bpf_map_lookup_elem(threads_fd, &key, &v) != 0)
 			continue;
-		t = thread_get(key, false);
+		t = thread_get(VIGIL_REC_STREAM_TID(key), false);
 		shipped = t ? t->shipped : 0;
 		if (shipped + v.lost != v.seq)
-			lu_warn("internal error: thread %u: %llu events produced, %llu shipped, %llu lost "
+			lu_warn("internal error: thread %lld: %llu events produced, %llu shipped, %llu lost "
 				"in the kernel",
-				key, (unsigned long long)v.seq, (unsigned long long)shipped,
+				(long long)VIGIL_REC_STREAM_TID(key), (unsigned long long)v.seq, (unsigned long long)shipped,
 				(unsigned long long)v.lost);
 		if (cnt == capt) {
 			capt = capt ? 2 * capt : 64;
 			tot = lu_xrealloc(tot, capt * sizeof(*tot));
 		}
-		tot[cnt++] = (struct vg_thread_total){ .tid = key, .produced = v.seq, .lost = v.seq - shipped };
+		tot[cnt++] = (struct vg_thread_total){
+			.tid = VIGIL_REC_STREAM_TID(key), .produced = v.seq, .lost = v.seq - shipped
+		};
 	}
 	*n = cnt;
 	return tot;
