@@ -78,6 +78,10 @@ class MonitorInstrumenter {
 public:
   explicit MonitorInstrumenter(Module &M)
       : M(M), C(M.getContext()), I64(Type::getInt64Ty(C)) {}
+  /// Reads every binding table (nothing once the module is instrumented).
+  void read();
+  std::vector<std::string> functions() const;
+  /// Instruments what read() found.
   bool run();
 
 private:
@@ -314,13 +318,23 @@ void MonitorInstrumenter::instrument(llvm::Function &F) {
   }
 }
 
-bool MonitorInstrumenter::run() {
+void MonitorInstrumenter::read() {
   if (M.getNamedMetadata("vigil.monitors.instrumented"))
-    return false;
+    return;
   for (GlobalVariable &GV : M.globals())
     if (GV.getName().starts_with(VIGIL_MONITOR_BINDINGS_PREFIX))
       readTable(GV);
-  if (Rules.empty())
+}
+
+std::vector<std::string> MonitorInstrumenter::functions() const {
+  std::vector<std::string> Out;
+  for (const Rule &R : Rules)
+    Out.push_back(R.Function);
+  return Out;
+}
+
+bool MonitorInstrumenter::run() {
+  if (Rules.empty() || M.getNamedMetadata("vigil.monitors.instrumented"))
     return false;
   M.getOrInsertNamedMetadata("vigil.monitors.instrumented");
 
@@ -359,6 +373,19 @@ bool MonitorInstrumenter::run() {
 
 } // namespace
 
+namespace vigil {
+struct MonitorBindings::Impl : MonitorInstrumenter {
+  using MonitorInstrumenter::MonitorInstrumenter;
+};
+MonitorBindings::MonitorBindings(Module &M) : P(std::make_unique<Impl>(M)) {}
+MonitorBindings::~MonitorBindings() = default;
+void MonitorBindings::read() { P->read(); }
+std::vector<std::string> MonitorBindings::functions() const { return P->functions(); }
+bool MonitorBindings::instrument() { return P->run(); }
+} // namespace vigil
+
 bool vigil::instrumentMonitorBindings(Module &M) {
-  return MonitorInstrumenter(M).run();
+  MonitorBindings B(M);
+  B.read();
+  return B.instrument();
 }

@@ -26,6 +26,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,13 @@ struct Step {
 class Instrumenter {
 public:
   explicit Instrumenter(llvm::Module &M);
+  /// Step 1: reads the assertions (Collect.cpp); false when the module
+  /// was instrumented already.  run() calls it if nobody did.
+  bool prepare();
+  /// The functions the assertions name (bounds and events; not field
+  /// stores), for --vigil-trace-events.
+  std::set<std::string> functions() const;
+  /// The remaining steps.
   bool run();
 
 private:
@@ -127,6 +135,7 @@ private:
   llvm::FunctionCallee BoundEnterFn, BoundExitFn, BoundSettleFn, SiteReachedFn,
       EventFn, ObjectEventFn;
   bool FastPath = true;
+  int Prepared = -1; // prepare(): -1 not yet, else its result
 
   // Collect.cpp
   std::vector<Assertion> As;

@@ -29,6 +29,15 @@ bool Instrumenter::isField(const vigil::Event &E) {
   return E.Kind == EV_FIELD || !E.Record.empty();
 }
 
+std::set<std::string> Instrumenter::functions() const {
+  std::set<std::string> Out;
+  for (const Assertion &A : As)
+    for (const vigil::Event &E : A.Symbols)
+      if (!isField(E) && !E.Function.empty())
+        Out.insert(E.Function);
+  return Out;
+}
+
 bool Instrumenter::callerSide(const vigil::Event &E) const {
   return !isField(E) && (E.ForceCaller || !defined(E.Function));
 }

@@ -14,7 +14,9 @@
 //  5. instruments every observation point with one hook (Points.cpp,
 //     Fields.cpp; inline fast path in Hooks.cpp);
 //  6. then instruments the calls and returns bound to automaton monitors
-//     (MonitorBindings.cpp, include/vigil/monitor.h).
+//     (MonitorBindings.cpp, include/vigil/monitor.h);
+//  7. around these, the event stream's trace records (--vigil-trace,
+//     --vigil-trace-events; Trace.h says why in two phases).
 //
 // VIGIL_FAST_PATH=0 at link time makes every hook a runtime call.  Errors in
 // the assertions (an undefined automaton, a pattern over the limits) print
@@ -86,11 +88,20 @@ static void relaxAttributes(Module &M) {
   }
 }
 
+bool Instrumenter::prepare() {
+  if (Prepared >= 0)
+    return Prepared;
+  Prepared = !M.getNamedMetadata("vigil.instrumented");
+  if (Prepared) {
+    M.getOrInsertNamedMetadata("vigil.instrumented");
+    collect();
+  }
+  return Prepared;
+}
+
 bool Instrumenter::run() {
-  if (M.getNamedMetadata("vigil.instrumented"))
+  if (!prepare())
     return false;
-  M.getOrInsertNamedMetadata("vigil.instrumented");
-  collect();
   Function *SiteFn = M.getFunction("__vigil_site");
   if (As.empty()) {
     for (auto &[CI, Id] : Sites)
@@ -139,10 +150,28 @@ bool Instrumenter::run() {
 
 struct VigilInstrument : PassInfoMixin<VigilInstrument> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
-    bool Changed = instrumentTrace(M); // Trace.cpp: before the hooks, so
-                                       // it records the program's own code
-    Changed |= Instrumenter(M).run();
-    Changed |= instrumentMonitorBindings(M); // MonitorBindings.cpp
+    Instrumenter Assertions(M);
+    MonitorBindings Monitors(M); // MonitorBindings.cpp
+    Tracer Trace(M);             // Trace*.cpp
+    Assertions.prepare();
+    Monitors.read();
+    if (Trace.wanted()) {
+      std::set<std::string> Named;
+      if (Trace.wantsEvents()) {
+        Named = Assertions.functions();
+        for (const std::string &F : Monitors.functions())
+          Named.insert(F);
+      }
+      Trace.plan(Named);
+    }
+    // The trace records go around the hooks (Trace.h): at every point the
+    // record first, then the hooks, whose verdicts then follow the event
+    // in the stream.  Neither instruments the other's code: the hooks and
+    // the producer's calls are __vigil_* names, which neither observes.
+    bool Changed = Trace.instrumentBeforeHooks();
+    Changed |= Assertions.run();
+    Changed |= Monitors.instrument();
+    Changed |= Trace.instrumentAfterHooks();
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
