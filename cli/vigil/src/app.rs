@@ -47,8 +47,14 @@ pub enum Cmd {
     ///
     /// Every argument is passed to clang unchanged; vigil adds its plugin,
     /// header path and (when linking) its link-time pass and runtime.
-    /// The one exception: `--vigil-monitor=BINDING` (repeatable) is vigil's,
-    /// and links that monitor on C functions into the program (see gen-monitor).
+    /// The exceptions are vigil's own options: `--vigil-monitor=BINDING`
+    /// (repeatable) links that monitor on C functions into the program (see
+    /// gen-monitor); `--vigil-trace=GLOB[,GLOB...]|@FILE` records the entry
+    /// and return of the matching functions (defined in the program, or
+    /// called directly, like libc) into the event stream when the program
+    /// runs with VIGIL_STREAM=file:PATH|unix:PATH|tcp://HOST:PORT;
+    /// `--vigil-trace-events` traces every function an assertion or a
+    /// monitor binding names (verdicts are streamed with or without it).
     /// `vigil cc --help` and `vigil cc --version` are clang's.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Cc {

@@ -54,10 +54,8 @@ pub fn plan(user: &[OsString]) -> Result<(PathBuf, Vec<OsString>)> {
 /// see [`run_with_monitors`].
 pub fn run(user: &[OsString]) -> Result<()> {
     let (trace, user) = crate::trace_flag::take_trace_flags(user)?;
-    if let Some(spec) = trace {
-        // read by the link-time pass; inherited by every command run below
-        std::env::set_var(crate::trace_flag::TRACE_VAR, spec);
-    }
+    // read by the link-time pass; inherited by every command run below
+    trace.export();
     let (bindings, user) = monitor_c::take_monitor_flags(&user)?;
     if !bindings.is_empty() {
         return run_with_monitors(&bindings, &user);

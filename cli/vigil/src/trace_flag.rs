@@ -1,11 +1,23 @@
-//! `vigil cc --vigil-trace=SPEC`: which functions record their entry and
-//! return into the event stream (docs/stream-format.md).
+//! `vigil cc --vigil-trace=SPEC` and `--vigil-trace-events`: which
+//! functions record their entry and return into the event stream
+//! (docs/stream-format.md).
 //!
 //! SPEC is a comma-separated list of globs (`open_*,vfs_read`) or `@FILE`
 //! with one glob per line (blank lines and `#` comments ignored); the flag
-//! may be repeated.  The link-time pass reads the joined list from
-//! `VIGIL_TRACE` (compiler/pass/Trace.cpp), which `vigil cc` sets for the
-//! command it runs.
+//! may be repeated.  `--vigil-trace-events` adds every function that an
+//! assertion (its bounds and events) or a `--vigil-monitor` binding
+//! (`call:` / `return:` sources) names; both flags may be given together.
+//! A function the program defines is traced in its body, any other (libc)
+//! around each direct call of it: an indirect call of a function the
+//! program does not define is not seen.
+//!
+//! The link-time pass (compiler/pass/Trace.h) reads the joined globs from
+//! `VIGIL_TRACE` and the second flag from `VIGIL_TRACE_EVENTS=1`; `vigil cc`
+//! sets both for the command it runs.  A build that links with
+//! `vigil flags --ldflags` sets them in the link's environment itself.
+//! With `VIGIL_STREAM` set at run time, assertion failures and monitor
+//! violations are streamed too, as `verdict` events, with or without these
+//! flags.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -14,6 +26,30 @@ use crate::error::{Error, Result};
 
 pub const TRACE_FLAG: &str = "--vigil-trace";
 pub const TRACE_VAR: &str = "VIGIL_TRACE";
+pub const TRACE_EVENTS_FLAG: &str = "--vigil-trace-events";
+pub const TRACE_EVENTS_VAR: &str = "VIGIL_TRACE_EVENTS";
+
+/// What the tracing flags of one command line ask for.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct TraceFlags {
+    /// The joined globs of every `--vigil-trace=`, None without one.
+    pub globs: Option<String>,
+    /// `--vigil-trace-events` was given.
+    pub events: bool,
+}
+
+impl TraceFlags {
+    /// The environment the link-time pass reads, for the commands `vigil
+    /// cc` runs.
+    pub fn export(&self) {
+        if let Some(spec) = &self.globs {
+            std::env::set_var(TRACE_VAR, spec);
+        }
+        if self.events {
+            std::env::set_var(TRACE_EVENTS_VAR, "1");
+        }
+    }
+}
 
 /// Globs from one `@FILE`, with `FILE:LINE` in the error for a bad line.
 fn read_globs(file: &Path) -> Result<Vec<String>> {
@@ -53,16 +89,24 @@ fn add_spec(spec: &str, globs: &mut Vec<String>) -> Result<()> {
     Ok(())
 }
 
-/// Removes every `--vigil-trace=SPEC` from `args`; returns the joined globs
-/// (None when there was no such flag) and the remaining arguments.
-pub fn take_trace_flags(args: &[OsString]) -> Result<(Option<String>, Vec<OsString>)> {
+/// Removes every `--vigil-trace=SPEC` and `--vigil-trace-events` from
+/// `args`; returns what they ask for and the remaining arguments.
+pub fn take_trace_flags(args: &[OsString]) -> Result<(TraceFlags, Vec<OsString>)> {
     let mut globs = Vec::new();
     let mut seen = false;
+    let mut events = false;
     let mut rest = Vec::new();
     let eq = format!("{TRACE_FLAG}=");
     for a in args {
         let s = a.to_string_lossy();
-        if let Some(spec) = s.strip_prefix(&eq) {
+        if s == TRACE_EVENTS_FLAG {
+            events = true;
+        } else if let Some(v) = s.strip_prefix(&format!("{TRACE_EVENTS_FLAG}=")) {
+            return Err(Error::setup(format!(
+                "{TRACE_EVENTS_FLAG} takes no value (found `={v}`); the functions come from \
+                 the program's assertions and monitor bindings"
+            )));
+        } else if let Some(spec) = s.strip_prefix(&eq) {
             seen = true;
             add_spec(spec, &mut globs)?;
         } else if s == TRACE_FLAG {
@@ -76,7 +120,8 @@ pub fn take_trace_flags(args: &[OsString]) -> Result<(Option<String>, Vec<OsStri
     if seen && globs.is_empty() {
         return Err(Error::setup(format!("{TRACE_FLAG}: no function named")));
     }
-    Ok((seen.then(|| globs.join(",")), rest))
+    let globs = seen.then(|| globs.join(","));
+    Ok((TraceFlags { globs, events }, rest))
 }
 
 #[cfg(test)]
@@ -92,15 +137,28 @@ mod tests {
         let (spec, rest) =
             take_trace_flags(&os(&["-O2", "--vigil-trace=a,b*", "x.c", "--vigil-trace=c"]))
                 .unwrap();
-        assert_eq!(spec.as_deref(), Some("a,b*,c"));
+        assert_eq!(spec.globs.as_deref(), Some("a,b*,c"));
+        assert!(!spec.events);
         assert_eq!(rest, os(&["-O2", "x.c"]));
     }
 
     #[test]
     fn no_flag_no_spec() {
         let (spec, rest) = take_trace_flags(&os(&["x.c"])).unwrap();
-        assert!(spec.is_none());
+        assert_eq!(spec, TraceFlags::default());
         assert_eq!(rest, os(&["x.c"]));
+    }
+
+    #[test]
+    fn events_alone_or_with_globs() {
+        let (spec, rest) = take_trace_flags(&os(&["--vigil-trace-events", "x.c"])).unwrap();
+        assert_eq!(spec, TraceFlags { globs: None, events: true });
+        assert_eq!(rest, os(&["x.c"]));
+        let (spec, _) =
+            take_trace_flags(&os(&["--vigil-trace=open", "--vigil-trace-events"])).unwrap();
+        assert_eq!(spec, TraceFlags { globs: Some("open".into()), events: true });
+        let err = take_trace_flags(&os(&["--vigil-trace-events=open"])).unwrap_err().to_string();
+        assert!(err.contains("takes no value"), "{err}");
     }
 
     #[test]
@@ -111,7 +169,7 @@ mod tests {
         std::fs::write(&good, "# traced\nopen_*\n\nread   # the reader\n").unwrap();
         let (spec, _) =
             take_trace_flags(&os(&[&format!("--vigil-trace=@{}", good.display())])).unwrap();
-        assert_eq!(spec.as_deref(), Some("open_*,read"));
+        assert_eq!(spec.globs.as_deref(), Some("open_*,read"));
         let bad = dir.join("bad.txt");
         std::fs::write(&bad, "open\nread write\n").unwrap();
         let err = take_trace_flags(&os(&[&format!("--vigil-trace=@{}", bad.display())]))
