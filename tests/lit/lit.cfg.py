@@ -37,3 +37,39 @@ config.substitutions.append(
 
 if os.path.exists("/usr/bin/gcc"):
     config.available_features.add("gcc")
+
+# bpf-record: `vigil record` can really run here: vigil-bpf-record was built,
+# this process is root, the kernel has BTF, and a tiny recording (a
+# tracepoint, system-wide, 0.1 s) loads, attaches and writes a stream.
+# Without it the tests under tests/lit/record are UNSUPPORTED, and this says
+# why.
+def _record_reason():
+    import subprocess
+    import tempfile
+    loader = os.path.join(build, "bin", "vigil-bpf-record")
+    if not os.path.exists(loader):
+        return "%s not built (make build skips it without /sys/kernel/btf/vmlinux or bpftool)" % loader
+    if os.geteuid() != 0:
+        return "not running as root"
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        return "this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)"
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "probe.bson")
+        try:
+            r = subprocess.run([loader, "--system-wide", "--tracepoint", "sched:sched_process_exit",
+                                "--duration", "0.1", "--stream", "file:" + out],
+                               capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return "the probe recording did not run: %s" % e
+        if r.returncode != 0 or not os.path.exists(out):
+            return "the probe recording failed: %s" % (r.stderr.strip()[-600:] or r.returncode)
+    return None
+
+
+if os.path.exists(os.path.join(build, "bin", "vigil-bpf-record")):
+    config.available_features.add("record-loader")  # the checks before loading need no root
+_why_not_record = _record_reason()
+if _why_not_record is None:
+    config.available_features.add("bpf-record")
+else:
+    lit_config.note("vigil record tests (REQUIRES: bpf-record) are UNSUPPORTED: %s" % _why_not_record)

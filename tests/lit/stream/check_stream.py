@@ -13,6 +13,8 @@ Options (after the file; the lines above are printed first, unchanged):
                    a thread, and that `end` accounts for every sequence
                    number shipped; print `strict ok`
   --threads        print each thread's `produced/shipped/lost` (sorted)
+  --tids           print each thread's id with its totals, by id:
+                   `tid T produced P lost L`
   --values EVENT   print the argument words of every record of EVENT
                    (NAME/KIND), in stream order: i64 signed, u64 decimal,
                    ptr hex"""
@@ -74,6 +76,7 @@ class Extra:
         self.hello = '--hello' in argv
         self.strict = '--strict' in argv
         self.threads = '--threads' in argv
+        self.tids = '--tids' in argv
         self.values = [argv[i + 1] for i, a in enumerate(argv) if a == '--values']
         self.out, self.types, self.last = [], {}, {}
 
@@ -124,6 +127,9 @@ class Extra:
                 t['produced'], shipped.get(t['thread'], [0])[0], t['lost'])
                 for t in end['threads'])
             self.out.extend(rows)
+        if self.tids:
+            for t in sorted(end['threads'], key=lambda t: t['thread']):
+                self.out.append('tid %d produced %d lost %d' % (t['thread'], t['produced'], t['lost']))
         for line in self.out:
             print(line)
 
