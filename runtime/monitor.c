@@ -46,6 +46,7 @@
 
 #include "internal.h"
 #include "vigil/monitor.h"
+#include "vigil/stream.h"
 
 extern size_t vg_memory_limit;
 
@@ -220,6 +221,33 @@ static const char *basename_of(const char *p) {
   return s ? s + 1 : p;
 }
 
+/* The violation as a `verdict` event of the stream (docs/stream-format.md,
+ * "Verdicts"), from the reporting thread, before the report and
+ * VIGIL_ON_FAILURE act.  One event per monitor, reason, state and event
+ * (declared on first use: the runtime keeps each name once); the words are
+ * the instance's key, the state's and the event's index in the model (-1:
+ * no model event: `forget`, or an exit check) and the binding rule's line
+ * (0 at exit).  Nothing is done when the stream is off. */
+static void stream_verdict(const struct vigil_monitor *m, const struct violation *x,
+                           const char *state, const char *event) {
+  if (__builtin_expect(!__vigil_stream_on, 1))
+    return;
+  static const char *const types[4] = {"u64", "u64", "i64", "u64"};
+  static const char *const names[4] = {"key", "state", "event", "line"};
+  struct vg_buf name = {0};
+  vg_bprintf(&name, "monitor %s %s %s", m->name, reason_codes[x->reason], state);
+  if (x->rule)
+    vg_bprintf(&name, " %s", event);
+  uint32_t id =
+      name.p ? vigil_stream_declare_named(name.p, "verdict", 4, types, names) : UINT32_MAX;
+  free(name.p);
+  int model_event = x->rule && x->rule->event != VIGIL_MONITOR_FORGET;
+  uint64_t w[4] = {x->has_key ? x->key : 0, x->state,
+                   model_event ? x->rule->event : (uint64_t)-1, x->rule ? x->rule->line : 0};
+  if (id != UINT32_MAX)
+    vigil_stream_emit(id, 4, w);
+}
+
 static void report(struct vg_monitor_rt *rt, const struct violation *x) {
   struct vigil_monitor *m = rt->m;
   const struct vigil_monitor_model *md = m->model;
@@ -259,6 +287,7 @@ static void report(struct vg_monitor_rt *rt, const struct violation *x) {
       vg_bprintf(&expected, "%s%s", sep, md->event_names[e]);
       sep = " | ";
     }
+  stream_verdict(m, x, state, event);
   vg_bprintf(&heading, "vigil: monitor violation: %s (%s)", m->name, m->binding);
   if (x->reason == R_INVALID)
     vg_bprintf(&render, "vigil render %s --highlight %s:%s", md->path, state, event);

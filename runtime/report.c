@@ -272,6 +272,74 @@ static void release(struct sub *s) {
   free(s->expected.p);
 }
 
+/* The value of capture c that failure f names: the check's tuple, else an
+ * observed word of the failing event that carries it.  0 when unknown. */
+static int capture_value(const struct vigil_assertion *a, const struct vg_failure *f,
+                         unsigned c, uint64_t *v) {
+  if (f->has_tuple) {
+    *v = f->tuple[c];
+    return 1;
+  }
+  if (!f->has_values || f->event < 0 || f->event >= (int)a->nsymbols)
+    return 0;
+  const struct vigil_event_desc *ev = &a->symbols[f->event];
+  for (unsigned i = 0; i < ev->nvalues; i++)
+    if (ev->values[i].kind == VIGIL_VAL_CAPTURE && ev->values[i].index == c) {
+      *v = f->values[i];
+      return 1;
+    }
+  return 0;
+}
+
+/* The violation as a `verdict` event of the stream (docs/stream-format.md,
+ * "Verdicts"), from the reporting thread, before the handler and
+ * VIGIL_ON_FAILURE act: an abort then ends the stream with it.  Declared on
+ * first use (one event per assertion, reason and event; the runtime keeps
+ * each name once).  Words: alternative, known (bit k: word 2+k carries a
+ * value), key, the captured values, the free variables; at most
+ * VIGIL_STREAM_MAX_ARGS.  Nothing is done when the stream is off. */
+static void stream_verdict(const struct vigil_assertion *a, const struct vg_failure *f,
+                           int n, const char *reason, const char *event) {
+  if (__builtin_expect(!__vigil_stream_on, 1))
+    return;
+  enum { MAX = VIGIL_STREAM_MAX_ARGS };
+  const char *types[MAX], *names[MAX];
+  char fallback[MAX][16];
+  uint64_t w[MAX] = {0};
+  unsigned k = 0;
+  types[k] = "u64", names[k] = "alternative";
+  w[k++] = n == 1 && a->nalternatives > 1 ? (uint64_t)f->alternative + 1 : 0;
+  types[k] = "u64", names[k++] = "known";
+  types[k] = "ptr", names[k] = "key";
+  if (f->has_key)
+    w[1] |= 1, w[k] = f->key;
+  k++;
+  for (unsigned c = 0; c < a->ncaptures && k < MAX; c++, k++) {
+    types[k] = "u64";
+    names[k] = a->capture_texts ? a->capture_texts[c] : NULL;
+    if (!names[k])
+      snprintf(fallback[k], sizeof fallback[k], "capture%u", c + 1), names[k] = fallback[k];
+    if (capture_value(a, f, c, &w[k]))
+      w[1] |= 1ull << (k - 2);
+  }
+  for (unsigned x = 0; x < a->nfree && x < VIGIL_MAX_FREE && k < MAX; x++, k++) {
+    types[k] = "u64";
+    names[k] = a->free_texts ? a->free_texts[x] : NULL;
+    if (!names[k])
+      snprintf(fallback[k], sizeof fallback[k], "free%u", x + 1), names[k] = fallback[k];
+    if (f->bound & (1u << x))
+      w[1] |= 1ull << (k - 2), w[k] = f->binding[x];
+  }
+  struct buf name = {0};
+  bprintf(&name, "assertion %s %s", a->location, reason);
+  if (event && *event)
+    bprintf(&name, " %s", event);
+  uint32_t id = vigil_stream_declare_named(bstr(&name), "verdict", k, types, names);
+  free(name.p);
+  if (id != UINT32_MAX)
+    vigil_stream_emit(id, k, w);
+}
+
 /* Reports failures[0..n) of one assertion as one violation. */
 void vg_report(struct vigil_assertion *a, struct vg_header *h,
                const struct vg_failure *const *failures, int n) {
@@ -296,6 +364,8 @@ void vg_report(struct vigil_assertion *a, struct vg_header *h,
     bprintf(&expl, "%s", bstr(&subs[0].reason_text));
   else
     bprintf(&expl, "no alternative of the assertion held");
+
+  stream_verdict(a, failures[0], n, reason, n == 1 ? bstr(&subs[0].event) : "");
 
   struct vigil_violation v = {
       .assertion = a->location, .text = a->text, .reason = reason,
