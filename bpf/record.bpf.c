@@ -48,10 +48,13 @@ struct {
 } events SEC(".maps");
 
 /* tid -> sequence number and lost count.  A plain hash, not LRU: an evicted
- * thread would lose its totals; a full map is counted (VIGIL_REC_UNTRACKED). */
+ * thread would lose its totals; a full map is counted (VIGIL_REC_UNTRACKED).
+ * Not preallocated: the limit is high (a recorded `make` starts a process
+ * per compiler run) and memory is taken per thread seen. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1 << 20);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct vigil_thread);
 } threads SEC(".maps");
@@ -60,7 +63,8 @@ struct {
  * command, then its descendants through sched_process_fork). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1 << 20);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 } traced SEC(".maps");

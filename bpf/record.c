@@ -247,8 +247,10 @@ static void announce(pid_t child)
 {
 	int nu = 0, nt = 0;
 
-	for (int i = 0; i < nprobes; i++)
-		nu += probes[i].kind == P_ENTRY || probes[i].kind == P_OFFSET, nt += probes[i].kind == P_TRACEPOINT;
+	for (int i = 0; i < nprobes; i++) {
+		nu += probes[i].kind == P_ENTRY || probes[i].kind == P_OFFSET;
+		nt += probes[i].kind == P_TRACEPOINT;
+	}
 	fprintf(stderr, "vigil record: %d function%s, %d tracepoint%s", nu, nu == 1 ? "" : "s", nt,
 		nt == 1 ? "" : "s");
 	if (opt.system_wide)
@@ -297,6 +299,29 @@ static void run_loop(struct ring_buffer *rb, pid_t child, int *status)
 	*status = -1;
 }
 
+/* Events the kernel did not run our program for: a BPF program was
+ * already running on that cpu (e.g. a tracepoint hit inside another
+ * program).  The kernel counts them per program; they took no sequence
+ * number, so the stream cannot show them: said here. */
+static void warn_missed(void)
+{
+	struct bpf_program *prog;
+	unsigned long long missed = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			missed += info.recursion_misses;
+	}
+	if (missed)
+		lu_warn("%llu events were not seen: the kernel skipped our BPF program because another "
+			"one was running on the same cpu (not in the stream's lost counts)",
+			missed);
+}
+
 static void warn_untracked(void)
 {
 	int ncpus = libbpf_num_possible_cpus();
@@ -325,6 +350,7 @@ static int finish(struct ring_buffer *rb, pid_t child, int status)
 	ring_buffer__consume(rb);
 	stream_finish(bpf_map__fd(skel->maps.threads));
 	warn_untracked();
+	warn_missed();
 	ring_buffer__free(rb);
 	record_bpf__destroy(skel);
 	if (child <= 0)

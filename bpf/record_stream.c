@@ -36,8 +36,9 @@ struct thread {
 	uint64_t shipped; /* records shipped */
 	uint64_t first;   /* sequence number of the pending batch's first record */
 	uint32_t n;       /* records pending */
-	size_t nwords;
-	uint64_t *words;  /* BATCH_WORDS, allocated at the thread's first record */
+	size_t nwords, cap;
+	uint64_t *words;  /* grows up to BATCH_WORDS: most threads of a system-wide
+			   * recording have a few events only */
 };
 
 static struct thread **threads; /* every thread seen, in order of appearance */
@@ -84,7 +85,6 @@ static struct thread *thread_get(int64_t tid, bool create)
 	}
 	t = lu_xcalloc(1, sizeof(*t));
 	t->tid = tid;
-	t->words = lu_xcalloc(BATCH_WORDS, sizeof(uint64_t));
 	threads[nthreads++] = t;
 	table[s] = (uint32_t)nthreads;
 	return t;
@@ -139,6 +139,10 @@ static bool append(const struct vigil_rec *h, const void *payload, size_t plen)
 		return malformed("out of sequence", plen);
 	if (t->nwords + 2 + p->nargs > BATCH_WORDS)
 		ship(t);
+	if (t->nwords + 2 + p->nargs > t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->words = lu_xrealloc(t->words, t->cap * sizeof(uint64_t));
+	}
 	if (!t->n)
 		t->first = h->seq;
 	w = t->words + t->nwords;
