@@ -62,11 +62,14 @@ void probes_add_uprobe(const char *spec)
 	plus = strchr(colon + 1, '+');
 	has_offset = plus != NULL;
 	if (has_offset) {
+		/* 0x hex or decimal: a leading 0 is not octal here (nor in vigil record) */
+		bool hex = plus[1] == '0' && (plus[2] == 'x' || plus[2] == 'X');
+		const char *digits = plus + 1 + (hex ? 2 : 0);
 		char *end;
 
 		errno = 0;
-		offset = strtoull(plus + 1, &end, 0);
-		if (!isdigit((unsigned char)plus[1]) || *end || errno)
+		offset = strtoull(digits, &end, hex ? 16 : 10);
+		if (!isxdigit((unsigned char)*digits) || *end || errno)
 			goto bad;
 	}
 	func = strndup(colon + 1, has_offset ? (size_t)(plus - colon - 1) : strlen(colon + 1));
@@ -143,6 +146,7 @@ void probes_resolve_uprobes(void)
 		if (p->kind == P_TRACEPOINT)
 			continue;
 		if (p->kind == P_RETURN) { /* its entry probe, just before, did the work */
+			free(p->path);
 			p->path = probes[i - 1].path;
 			continue;
 		}
