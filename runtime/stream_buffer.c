@@ -126,11 +126,12 @@ uint64_t *__vigil_stream_reserve(uint32_t words) {
     atomic_fetch_add_explicit(&b->lost, 1, memory_order_relaxed);
     return NULL;
   }
-  uint32_t was = b->last;
   if (b->active != UINT32_MAX) {
     publish(b);
     vg_stream_kick();
   }
+  /* the ring's order is the consumer's: after the chunk published last */
+  uint32_t was = b->last;
   if (next_chunk(b, was))
     return b->cursor.pos;
   if (vg_stream_config.mode == VG_LOSSLESS)

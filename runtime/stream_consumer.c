@@ -128,6 +128,21 @@ static void remember(const struct vg_stream_buf *b) {
   gone[ngone++] = total_of(b);
 }
 
+/* An exited thread's buffer may go once no chunk waits.  The producer
+ * fills chunks in ring order, so a full chunk that is not the next to
+ * read would be a bug: said, not silently freed. */
+static int drained(struct vg_stream_buf *b) {
+  if (atomic_load(&b->chunk[b->rd].full))
+    return 0;
+  for (uint32_t i = 0; i < b->nchunks; i++)
+    if (atomic_load(&b->chunk[i].full)) {
+      fprintf(stderr, "vigil: stream: internal error: thread %lld's chunk %u is full out of "
+                      "order; its events are not shipped\n", (long long)b->tid, i);
+      return 1;
+    }
+  return 1;
+}
+
 /* One pass over the registry; exited threads are freed once drained. */
 static unsigned drain_all(int partial) {
   unsigned batches = 0;
@@ -136,7 +151,7 @@ static unsigned drain_all(int partial) {
     int exited = atomic_load_explicit(&b->exited, memory_order_acquire);
     batches += drain(b, partial || exited);
     struct vg_stream_buf *next = b->next;
-    if (exited && !atomic_load(&b->chunk[b->rd].full)) {
+    if (exited && drained(b)) {
       struct vg_stream_buf *expected = b;
       if (link) {
         *link = next;
