@@ -238,7 +238,20 @@ impl Clock {
     /// `ns + (ticks - tsc) * ns_per_tick`, rounded to the nearest
     /// nanosecond, saturating at the ends of `i64`.  Exact when
     /// `ns_per_tick` is 1.
+    #[inline]
     pub fn to_ns(&self, ticks: u64) -> i64 {
+        // The common case, ticks near the clock's: no 128-bit arithmetic.
+        if ticks.abs_diff(self.tsc) < 1 << 52 {
+            let near = ticks.wrapping_sub(self.tsc) as i64;
+            let off = if self.ns_per_tick == 1.0 {
+                near
+            } else {
+                (near as f64 * self.ns_per_tick).round() as i64
+            };
+            if let Some(t) = self.ns.checked_add(off) {
+                return t;
+            }
+        }
         let d = ticks as i128 - self.tsc as i128;
         let off = if self.ns_per_tick == 1.0 {
             d
