@@ -1,12 +1,291 @@
-//! `vigil collect`: the event stream's collector (cli/collect).
+//! `vigil collect`: the event stream's collector (the library is
+//! cli/collect; docs/collector.md).  This file is the command line: which
+//! mode, the models of --check, the exit status.
+//!
+//! * `--listen ADDR...`: receive streams until Ctrl-C / SIGTERM,
+//!   `--streams N` ended streams, or `--duration S`;
+//! * `--import FILE...`: store file streams (`file:` destinations, spill
+//!   files);
+//! * `--summary`, `--export-trace OUT`: read a store.
+//!
+//! Exit status: 0; 1 when --check found violations, or with
+//! `--require-complete` when a producer is incomplete; 2 on bad input
+//! (arguments, models, an unreadable store, a refused import).
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 
 use clap::Args;
+use vigil_collect::addr::Endpoint;
+use vigil_collect::check::{CheckTotals, Checker, ModelRun};
+use vigil_collect::ingest::{Ingest, Options, Totals, Work};
+use vigil_collect::segment::Codec;
+use vigil_collect::{export, server, summary};
+use vigil_model::{Binding, Model};
 
+use crate::check_cmd;
+use crate::dot2c_cmd::warn_unsupported;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Args)]
-pub struct CollectArgs {}
+pub struct CollectArgs {
+    /// Accept producers here: tcp://HOST:PORT (port 0: any free port), HOST:PORT or unix:PATH (repeatable)
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Vec<String>,
+    /// The store: a directory of Parquet segments (events/) and a SQLite catalog (catalog.sqlite); without it events are checked and counted, not kept
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Store these file streams (VIGIL_STREAM=file:..., or spill files a producer named)
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub import: Vec<PathBuf>,
+    /// Run this model on the events as they arrive: a .dot file or shipped name (binding MODEL.bind), or a .bind file that names its model (repeatable)
+    #[arg(long, value_name = "MODEL[.bind]")]
+    pub check: Vec<PathBuf>,
+    /// Violations (and --summary) as JSON Lines
+    #[arg(long)]
+    pub json: bool,
+    /// Print, per producer, the events stored, lost and missing (needs --store)
+    #[arg(long)]
+    pub summary: bool,
+    /// With --summary: exit 1 unless every producer ended and nothing is missing
+    #[arg(long)]
+    pub require_complete: bool,
+    /// Write the store's events as a Chrome trace / Perfetto JSON file (ui.perfetto.dev opens it)
+    #[arg(long, value_name = "OUT.json")]
+    pub export_trace: Option<PathBuf>,
+    /// With --export-trace: one producer only (its stream id or pid)
+    #[arg(long, value_name = "STREAM|PID")]
+    pub only: Option<String>,
+    /// Stop after N producer streams have ended (and are stored)
+    #[arg(long, value_name = "N")]
+    pub streams: Option<u64>,
+    /// Stop after S seconds
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+    /// Write the addresses listened on (one per line, as VIGIL_STREAM takes them) to this file
+    #[arg(long, value_name = "FILE")]
+    pub addr_file: Option<PathBuf>,
+    /// Commit (and acknowledge) at most this long after a batch arrives
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    pub commit_ms: u64,
+    /// ... or once this many events wait
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    pub segment_rows: usize,
+    /// Parquet compression: snappy, zstd or none
+    #[arg(long, value_name = "CODEC", default_value = "snappy")]
+    pub compression: String,
+}
 
-pub fn run(_args: &CollectArgs) -> Result<()> {
-    Err(Error::setup("vigil collect is not built yet"))
+pub fn run(args: &CollectArgs) -> Result<()> {
+    let receiving = !args.listen.is_empty() || !args.import.is_empty();
+    if !receiving && !args.summary && args.export_trace.is_none() {
+        return Err(Error::setup(
+            "nothing to do: give --listen ADDR (receive streams), --import FILE (store file \
+             streams), --summary or --export-trace OUT (read a store)",
+        ));
+    }
+    if (args.summary || args.export_trace.is_some()) && args.store.is_none() {
+        return Err(Error::setup("--summary and --export-trace read a store: give --store DIR"));
+    }
+    let mut status = Ok(());
+    if receiving {
+        status = receive(args);
+    }
+    if status.is_err() && !receiving {
+        return status;
+    }
+    if let Some(out) = &args.export_trace {
+        export_trace(args.store.as_deref().expect("checked"), args.only.as_deref(), out)?;
+    }
+    if args.summary {
+        let r = print_summary(args);
+        if status.is_ok() {
+            status = r;
+        }
+    }
+    status
+}
+
+/// Batches come and go by the thousand per second, 64 KiB each, and each
+/// commit builds megabytes of columns: with glibc's defaults every one of
+/// those is a fresh mmap or a trimmed heap, paid in page faults (a fifth of
+/// the collector's time, measured).  Keep freed memory for reuse instead.
+fn keep_freed_memory() {
+    // SAFETY: mallopt only sets allocator parameters.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+    }
+}
+
+fn receive(args: &CollectArgs) -> Result<()> {
+    keep_freed_memory();
+    let codec = Codec::parse(&args.compression).ok_or_else(|| {
+        Error::setup(format!("--compression {}: expected snappy, zstd or none", args.compression))
+    })?;
+    let endpoints = args
+        .listen
+        .iter()
+        .map(|s| Endpoint::parse(s).map_err(|e| Error::setup(format!("--listen {e}"))))
+        .collect::<Result<Vec<_>>>()?;
+    let runs = args.check.iter().map(|m| load_model(m)).collect::<Result<Vec<_>>>()?;
+    let checker = (!runs.is_empty()).then(|| {
+        let out: Box<dyn Write + Send> = Box::new(io::stdout());
+        Checker::start(runs, args.json, out)
+    });
+    let opts = Options {
+        store: args.store.clone(),
+        codec,
+        commit_ms: args.commit_ms.max(1),
+        segment_rows: args.segment_rows.max(1),
+    };
+    let totals = Arc::new(Totals::default());
+    let ingest = Ingest::open(opts, checker, totals.clone()).map_err(|e| Error::setup(e.0))?;
+    let bound = server::bind(&endpoints).map_err(|e| Error::setup(e.0))?;
+    announce(&bound, args.addr_file.as_deref())?;
+    let (tx, rx) = mpsc::sync_channel::<Work>(1024);
+    let store_thread = std::thread::Builder::new()
+        .name("vigil-store".into())
+        .spawn(move || ingest.run(rx))
+        .map_err(|e| Error::failure(format!("starting the store thread: {e}")))?;
+    let imported = server::import(&args.import, &tx);
+    if !bound.is_empty() {
+        let stop = stop_on_signals();
+        let t = totals.clone();
+        let want = args.streams;
+        let done = move || want.is_some_and(|n| t.ended.load(Ordering::Relaxed) >= n);
+        let until = server::Until {
+            stop,
+            done: &done,
+            deadline: args.duration.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+        };
+        server::serve(&bound, &tx, until).map_err(|e| Error::failure(e.0))?;
+    }
+    drop(tx);
+    let checked = store_thread
+        .join()
+        .map_err(|_| Error::failure("the store thread panicked"))?
+        .map_err(|e| Error::failure(format!("store: {}; batches since the last commit were not acknowledged and will be sent again", e.0)))?;
+    report_totals(&totals, (!args.check.is_empty()).then_some(checked));
+    if !imported.is_empty() {
+        for (p, msg) in &imported {
+            eprintln!("vigil collect: {}: {msg}", p.display());
+        }
+        return Err(Error::setup(format!("{} file stream(s) refused (what came before the error is stored)", imported.len())));
+    }
+    if checked.violations > 0 {
+        return Err(Error::with_code(String::new(), 1));
+    }
+    Ok(())
+}
+
+fn load_model(arg: &Path) -> Result<ModelRun> {
+    let is_bind = arg.extension().is_some_and(|e| e == "bind");
+    let (model_path, bind_path) = if is_bind {
+        check_cmd::resolve(None, Some(arg))?
+    } else {
+        check_cmd::resolve(Some(arg), None)?
+    };
+    let bad = |d: vigil_model::Diagnostic| Error::setup(d.to_string());
+    let model = Model::from_file(&model_path).map_err(bad)?;
+    warn_unsupported(&model);
+    let binding = Binding::from_file(&bind_path, &model).map_err(bad)?;
+    for w in binding.warnings(&model).into_iter().chain(binding.out_of_process_warnings()) {
+        eprintln!("vigil: {w}");
+    }
+    Ok(ModelRun {
+        model,
+        binding,
+        model_arg: arg.display().to_string(),
+    })
+}
+
+fn announce(bound: &[server::Bound], addr_file: Option<&Path>) -> Result<()> {
+    let addrs: Vec<&str> = bound.iter().map(|b| b.addr.as_str()).collect();
+    for a in &addrs {
+        eprintln!("vigil collect: listening on {a} (producers: VIGIL_STREAM={a})");
+    }
+    if let Some(f) = addr_file {
+        let tmp = f.with_extension("tmp");
+        std::fs::write(&tmp, addrs.iter().map(|a| format!("{a}\n")).collect::<String>())
+            .and_then(|_| std::fs::rename(&tmp, f))
+            .map_err(|e| Error::setup(format!("{}: {e}", f.display())))?;
+    }
+    Ok(())
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+/// Ctrl-C and SIGTERM stop receiving: what arrived is committed and
+/// acknowledged, then the collector exits.
+fn stop_on_signals() -> &'static AtomicBool {
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    &STOP
+}
+
+fn report_totals(t: &Totals, checked: Option<CheckTotals>) {
+    let r = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+    let mut line = format!(
+        "vigil collect: {} producer(s), {} ended; {} events in {} batches stored ({} duplicate batches dropped), {} commits",
+        r(&t.streams),
+        r(&t.ended),
+        r(&t.events),
+        r(&t.batches),
+        r(&t.duplicates),
+        r(&t.commits)
+    );
+    if r(&t.refused) > 0 {
+        line += &format!("; {} connection(s) refused", r(&t.refused));
+    }
+    if let Some(c) = checked {
+        line += &format!(
+            "; checked: {} events, {} rule firings, {} violation(s){}",
+            c.events,
+            c.fired,
+            c.violations,
+            if c.late > 0 { format!(", {} late batch(es)", c.late) } else { String::new() }
+        );
+    }
+    eprintln!("{line}");
+}
+
+fn export_trace(store: &Path, only: Option<&str>, out: &Path) -> Result<()> {
+    let file = std::fs::File::create(out)
+        .map_err(|e| Error::setup(format!("{}: {e}", out.display())))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let n = export::chrome_trace(store, only, &mut w).map_err(|e| Error::setup(e.0))?;
+    w.flush().map_err(|e| Error::failure(format!("{}: {e}", out.display())))?;
+    eprintln!(
+        "vigil collect: {n} events written to {} (open it in ui.perfetto.dev or chrome://tracing)",
+        out.display()
+    );
+    Ok(())
+}
+
+fn print_summary(args: &CollectArgs) -> Result<()> {
+    let store = args.store.as_deref().expect("checked");
+    let ps = summary::read(store).map_err(|e| Error::setup(e.0))?;
+    let mut out = io::stdout().lock();
+    let text = if args.json {
+        summary::to_json(store, &ps).to_string() + "\n"
+    } else {
+        summary::to_text(&ps)
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| Error::failure(format!("cannot write output: {e}")))?;
+    if args.require_complete && !summary::all_complete(&ps) {
+        return Err(Error::with_code(String::new(), 1));
+    }
+    Ok(())
 }

@@ -1,0 +1,303 @@
+//! Events as Parquet: one file per commit (`STORE/events/NNNNNNNN.parquet`,
+//! one row group), a row per event:
+//!
+//! | column | Parquet | meaning |
+//! |---|---|---|
+//! | `stream` | BYTE_ARRAY (UTF8), dictionary | the producer: `host:pid:start-ns` |
+//! | `thread` | INT64, dictionary | kernel thread id |
+//! | `tseq` | INT64, delta | the thread's sequence number of the event |
+//! | `ns` | INT64, delta | `CLOCK_MONOTONIC` time of the event (ns) |
+//! | `event` | BYTE_ARRAY (UTF8), dictionary | the event's name (`open_file`) |
+//! | `kind` | BYTE_ARRAY (UTF8), dictionary | entry, return, event, verdict, uprobe, tracepoint |
+//! | `args` | LIST<INT64> | the argument words, as signed 64-bit (a return's is its value) |
+//!
+//! Rows are in arrival order: a batch's events are consecutive, in their
+//! thread's order.  Strings repeat, so dictionary pages hold them once per
+//! file; sequence numbers and times are nearly arithmetic, so delta
+//! encoding stores each in a few bits; statistics (min/max) are kept for
+//! the integer columns only, which is what a reader filters on.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::{ColumnPath, Type};
+
+use crate::error::{Context, Error, Result};
+
+pub const SCHEMA: &str = "message vigil_events {
+  REQUIRED BYTE_ARRAY stream (UTF8);
+  REQUIRED INT64 thread;
+  REQUIRED INT64 tseq;
+  REQUIRED INT64 ns;
+  REQUIRED BYTE_ARRAY event (UTF8);
+  REQUIRED BYTE_ARRAY kind (UTF8);
+  REQUIRED group args (LIST) { REPEATED group list { REQUIRED INT64 element; } }
+}";
+
+/// How segments are compressed (`--compression`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    None,
+    Snappy,
+    Zstd,
+}
+
+impl Codec {
+    pub fn parse(s: &str) -> Option<Codec> {
+        match s {
+            "none" => Some(Codec::None),
+            "snappy" => Some(Codec::Snappy),
+            "zstd" => Some(Codec::Zstd),
+            _ => None,
+        }
+    }
+
+    fn compression(self) -> Compression {
+        match self {
+            Codec::None => Compression::UNCOMPRESSED,
+            Codec::Snappy => Compression::SNAPPY,
+            Codec::Zstd => Compression::ZSTD(ZstdLevel::default()),
+        }
+    }
+}
+
+/// The rows of the segment being filled.
+#[derive(Default)]
+pub struct Rows {
+    /// `stream` as runs (value, rows): consecutive batches of one producer
+    /// make one run, so the column costs nothing per row until encoded.
+    stream: Vec<(ByteArray, usize)>,
+    thread: Vec<i64>,
+    tseq: Vec<i64>,
+    ns: Vec<i64>,
+    event: Vec<ByteArray>,
+    kind: Vec<ByteArray>,
+    args: Vec<i64>,
+    /// Definition levels of `args`: 1 per word, 0 for an empty list.
+    args_def: Vec<i16>,
+    /// Repetition levels of `args`: 0 starts a row's list.
+    args_rep: Vec<i16>,
+}
+
+impl Rows {
+    /// Room for `n` rows of a few words each, allocated once: rows are
+    /// reused from one segment to the next.
+    pub fn with_capacity(n: usize) -> Rows {
+        Rows {
+            stream: Vec::new(),
+            thread: Vec::with_capacity(n),
+            tseq: Vec::with_capacity(n),
+            ns: Vec::with_capacity(n),
+            event: Vec::with_capacity(n),
+            kind: Vec::with_capacity(n),
+            args: Vec::with_capacity(2 * n),
+            args_def: Vec::with_capacity(2 * n),
+            args_rep: Vec::with_capacity(2 * n),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.tseq.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tseq.is_empty()
+    }
+
+    /// Starts `n` rows of `stream` (one batch).
+    pub fn begin(&mut self, stream: &ByteArray, n: usize) {
+        match self.stream.last_mut() {
+            Some((s, k)) if s.data() == stream.data() => *k += n,
+            _ => self.stream.push((stream.clone(), n)),
+        }
+    }
+
+    /// One event of the batch begun last.  `event` and `kind` should be
+    /// [`static_bytes`]: a clone is then a copy, not a shared count.
+    #[inline]
+    pub fn push(
+        &mut self,
+        thread: i64,
+        tseq: i64,
+        ns: i64,
+        event: &ByteArray,
+        kind: &ByteArray,
+        args: impl ExactSizeIterator<Item = u64>,
+    ) {
+        self.thread.push(thread);
+        self.tseq.push(tseq);
+        self.ns.push(ns);
+        self.event.push(event.clone());
+        self.kind.push(kind.clone());
+        if args.len() == 0 {
+            self.args_def.push(0);
+            self.args_rep.push(0);
+            return;
+        }
+        for (i, a) in args.enumerate() {
+            self.args.push(a as i64);
+            self.args_def.push(1);
+            self.args_rep.push((i > 0) as i16);
+        }
+    }
+
+    /// Empties the rows, keeping their memory for the next segment (a
+    /// fresh allocation each commit costs page faults on every row).
+    pub fn clear(&mut self) {
+        self.stream.clear();
+        self.thread.clear();
+        self.tseq.clear();
+        self.ns.clear();
+        self.event.clear();
+        self.kind.clear();
+        self.args.clear();
+        self.args_def.clear();
+        self.args_rep.clear();
+    }
+}
+
+/// `s` as a ByteArray over memory that is never freed, interned: event
+/// names and kinds repeat across producers (the same program's functions),
+/// so this holds each distinct name once, and cloning one per row copies a
+/// pointer instead of counting references.
+pub fn static_bytes(s: &str) -> ByteArray {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap();
+    let stat: &'static str = match names.get(s) {
+        Some(&k) => k,
+        None => {
+            let k: &'static str = Box::leak(s.to_string().into_boxed_str());
+            names.insert(k);
+            k
+        }
+    };
+    ByteArray::from(bytes::Bytes::from_static(stat.as_bytes()))
+}
+
+/// Writes segments into `STORE/events/`.
+pub struct SegmentWriter {
+    dir: PathBuf,
+    schema: Arc<Type>,
+    props: Arc<WriterProperties>,
+}
+
+impl SegmentWriter {
+    pub fn new(store: &Path, codec: Codec) -> Result<SegmentWriter> {
+        let dir = store.join("events");
+        fs::create_dir_all(&dir).ctx(|| dir.display().to_string())?;
+        let schema = Arc::new(parse_message_type(SCHEMA).map_err(|e| Error(e.to_string()))?);
+        let no_stats = |b: parquet::file::properties::WriterPropertiesBuilder, c: &str| {
+            b.set_column_statistics_enabled(ColumnPath::from(c), EnabledStatistics::None)
+        };
+        let args = ColumnPath::from(vec!["args".into(), "list".into(), "element".into()]);
+        let mut b = WriterProperties::builder()
+            .set_compression(codec.compression())
+            .set_max_row_group_size(usize::MAX)
+            .set_created_by("vigil collect".into());
+        for c in ["tseq", "ns"] {
+            b = b
+                .set_column_dictionary_enabled(ColumnPath::from(c), false)
+                .set_column_encoding(ColumnPath::from(c), Encoding::DELTA_BINARY_PACKED);
+        }
+        for c in ["stream", "event", "kind"] {
+            b = no_stats(b, c);
+        }
+        b = b
+            .set_column_dictionary_enabled(args.clone(), false)
+            .set_column_statistics_enabled(args, EnabledStatistics::None);
+        Ok(SegmentWriter {
+            dir,
+            schema,
+            props: Arc::new(b.build()),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn file_name(id: i64) -> String {
+        format!("{id:08}.parquet")
+    }
+
+    /// Writes `rows` as segment `id`, durably: a temporary file, fsync,
+    /// rename, fsync of the directory.  Returns the file's size.
+    pub fn write(&self, id: i64, rows: &Rows) -> Result<u64> {
+        let name = Self::file_name(id);
+        let tmp = self.dir.join(format!(".tmp-{name}"));
+        let path = self.dir.join(&name);
+        let file = File::create(&tmp).ctx(|| tmp.display().to_string())?;
+        let file = self
+            .encode(file, rows)
+            .ctx(|| format!("writing {}", tmp.display()))?;
+        file.sync_all().ctx(|| format!("fsync {}", tmp.display()))?;
+        let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+        drop(file);
+        fs::rename(&tmp, &path).ctx(|| format!("renaming {} to {name}", tmp.display()))?;
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .ctx(|| format!("fsync {}", self.dir.display()))?;
+        Ok(bytes)
+    }
+
+    fn encode(&self, file: File, rows: &Rows) -> parquet::errors::Result<File> {
+        let mut w = SerializedFileWriter::new(file, self.schema.clone(), self.props.clone())?;
+        let mut rg = w.next_row_group()?;
+        let mut i = 0;
+        while let Some(mut col) = rg.next_column()? {
+            match i {
+                0 => {
+                    let w = col.typed::<ByteArrayType>();
+                    for (value, n) in &rows.stream {
+                        let chunk = vec![value.clone(); (*n).min(4096)];
+                        let mut left = *n;
+                        while left > 0 {
+                            let k = left.min(chunk.len());
+                            w.write_batch(&chunk[..k], None, None)?;
+                            left -= k;
+                        }
+                    }
+                    0
+                }
+                1 => col.typed::<Int64Type>().write_batch(&rows.thread, None, None)?,
+                2 => col.typed::<Int64Type>().write_batch(&rows.tseq, None, None)?,
+                3 => col.typed::<Int64Type>().write_batch(&rows.ns, None, None)?,
+                4 => col.typed::<ByteArrayType>().write_batch(&rows.event, None, None)?,
+                5 => col.typed::<ByteArrayType>().write_batch(&rows.kind, None, None)?,
+                _ => col.typed::<Int64Type>().write_batch(
+                    &rows.args,
+                    Some(&rows.args_def),
+                    Some(&rows.args_rep),
+                )?,
+            };
+            col.close()?;
+            i += 1;
+        }
+        rg.close()?;
+        w.into_inner()
+    }
+
+    /// Removes what a crash left: temporary files, and segment files the
+    /// catalog does not name (written, never committed, never acknowledged).
+    pub fn remove_uncommitted(&self, committed: &[String]) -> Result<Vec<String>> {
+        let mut removed = Vec::new();
+        let entries = fs::read_dir(&self.dir).ctx(|| self.dir.display().to_string())?;
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ours = name.ends_with(".parquet");
+            if ours && !committed.iter().any(|c| *c == name) {
+                fs::remove_file(e.path()).ctx(|| e.path().display().to_string())?;
+                removed.push(name);
+            }
+        }
+        Ok(removed)
+    }
+}
