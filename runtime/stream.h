@@ -128,9 +128,11 @@ int vg_bson_reply(const uint8_t *doc, size_t len, int64_t *seq, char *msg,
                   size_t msgsz);
 
 /* stream_link.c: the destination */
+#define VG_DOC_END (-2) /* vg_link_send's seq for the `end` document */
 int vg_link_open(const char *dest);  /* 0, or -1 with a message printed */
 /* Queues a document for the destination (takes `doc`).  `seq` >= 0 for a
- * batch (kept until acknowledged), -1 for other documents. */
+ * batch (kept until acknowledged), VG_DOC_END for the end (kept in
+ * spills), -1 for other documents. */
 void vg_link_send(uint8_t *doc, size_t len, int64_t seq);
 void vg_link_announce(unsigned to); /* events [0, to) are declared */
 /* Writes, reads acks, reconnects; waits up to timeout_ms for the socket or

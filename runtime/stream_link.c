@@ -35,7 +35,7 @@ struct doc {
   struct doc *next;
   uint8_t *bytes;
   size_t len;
-  int64_t seq; /* batch number, or -1 */
+  int64_t seq; /* batch number, VG_DOC_END, or -1 (hello, schema, mark) */
 };
 
 enum kind { K_FILE, K_UNIX, K_TCP };
@@ -120,21 +120,23 @@ static int open_socket(void) {
 static void start_connection(void) {
   int64_t resume = -1;
   for (struct doc **p = &L.head; *p;) {
-    if ((*p)->seq < 0) { /* schema: announced by the new hello */
+    if ((*p)->seq == -1) { /* hello, schema, mark: the new hello announces */
       struct doc *d = *p;
       *p = d->next;
       drop(d);
       continue;
     }
-    if (resume < 0)
+    if (resume < 0 && (*p)->seq >= 0)
       resume = (*p)->seq;
     p = &(*p)->next;
   }
+  if (resume < 0) /* every batch acknowledged (an `end` may wait) */
+    resume = vg_stream_batches_sent();
   L.tail = NULL;
   for (struct doc *d = L.head; d; d = d->next)
     L.tail = d;
   size_t len;
-  uint8_t *hello = vg_bson_hello(vg_stream_id, resume < 0 ? 0 : resume, 0, L.announced, &len);
+  uint8_t *hello = vg_bson_hello(vg_stream_id, resume, 0, L.announced, &len);
   struct doc *h = calloc(1, sizeof *h);
   if (!hello || !h) {
     free(hello);
@@ -154,14 +156,15 @@ static void start_connection(void) {
 
 int vg_link_open(const char *dest) {
   if (parse_dest(dest) != 0) {
-    fprintf(stderr, "vigil: VIGIL_STREAM=%s: expected file:PATH, unix:PATH or "
+    fprintf(stderr, "vigil: stream destination %s: expected file:PATH, unix:PATH or "
                     "tcp://HOST:PORT; not streaming\n", dest);
     return -1;
   }
   if (L.kind == K_FILE) {
     L.fd = open(L.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (L.fd < 0) {
-      fprintf(stderr, "vigil: VIGIL_STREAM=%s: %s; not streaming\n", dest, strerror(errno));
+      fprintf(stderr, "vigil: stream destination %s: %s; not streaming\n", dest,
+              strerror(errno));
       return -1;
     }
   }
@@ -214,7 +217,13 @@ static void spill(size_t keep) {
       return;
     }
     size_t len;
-    uint8_t *hello = vg_bson_hello(vg_stream_id, L.head ? L.head->seq : 0, 0, L.announced, &len);
+    int64_t resume = vg_stream_batches_sent();
+    for (struct doc *d = L.head; d; d = d->next)
+      if (d->seq >= 0) {
+        resume = d->seq;
+        break;
+      }
+    uint8_t *hello = vg_bson_hello(vg_stream_id, resume, 0, L.announced, &len);
     if (hello)
       write_all(L.spill_fd, hello, len);
     free(hello);
@@ -224,7 +233,9 @@ static void spill(size_t keep) {
   }
   while (L.head && L.held > keep) {
     struct doc *d = L.head;
-    if (d->seq >= 0 && write_all(L.spill_fd, d->bytes, d->len) != 0)
+    /* batches, and the end: an import checks completeness with it */
+    int keep_doc = d->seq >= 0 || d->seq == VG_DOC_END;
+    if (keep_doc && write_all(L.spill_fd, d->bytes, d->len) != 0)
       return;
     L.head = d->next;
     if (L.unsent == d) {
@@ -393,7 +404,7 @@ int vg_link_idle(void) { return !L.head; }
 void vg_link_close(int spill_rest) {
   int batches = 0;
   for (struct doc *d = L.head; d; d = d->next)
-    batches += d->seq >= 0;
+    batches += d->seq >= 0 || d->seq == VG_DOC_END;
   if (spill_rest && batches)
     spill(0);
   if (L.fd >= 0)

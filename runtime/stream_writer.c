@@ -48,7 +48,7 @@ void vg_stream_send_mark(uint64_t ns) {
 void vg_stream_send_end(const struct vg_thread_total *t, size_t n) {
   size_t len;
   vg_link_announce(vg_stream_event_count());
-  vg_link_send(vg_bson_end(next_batch, t, n, &len), len, -1);
+  vg_link_send(vg_bson_end(next_batch, t, n, &len), len, VG_DOC_END);
 }
 
 int64_t vg_stream_batches_sent(void) { return next_batch; }
