@@ -1,8 +1,8 @@
 //===- TracePlace.cpp - where each record goes, in which phase ------------===//
 //
-// Callee side: the entry record after the entry block's allocas (it reads
-// the parameters themselves, not their -O0 spill slots), a return record
-// before every `ret`.  Caller side: the entry record just before the call
+// Callee side: the entry record after the entry block's allocas and -O0
+// spills (it reads the parameters themselves, not their spill slots), a
+// return record before every `ret`.  Caller side: the entry record just before the call
 // (with its argument operands), the return record just after it (with its
 // result), or at the start of an invoke's normal destination.  Nothing may
 // come between a musttail call and its `ret`: such a return is not
@@ -14,6 +14,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -66,8 +67,16 @@ void Tracer::Impl::beforeHooks(Traced &T) {
 /// Callee-side entries, caller-side returns.
 void Tracer::Impl::afterHooks(Traced &T) {
   if (!T.CallerSide) {
+    // After the allocas and the -O0 spills of the parameters, where the
+    // assertion hooks go (Points.cpp): a debugger's breakpoint on the
+    // function, placed after them, then sees the parameters.
     Instruction *Pt = &*T.F->getEntryBlock().getFirstInsertionPt();
-    while (isa<AllocaInst>(Pt))
+    auto Spill = [](Instruction *I) {
+      auto *SI = dyn_cast<StoreInst>(I);
+      return SI && isa<Argument>(SI->getValueOperand()) &&
+             isa<AllocaInst>(SI->getPointerOperand());
+    };
+    while (isa<AllocaInst>(Pt) || isa<DbgInfoIntrinsic>(Pt) || Spill(Pt))
       Pt = Pt->getNextNode();
     std::vector<Word> W;
     for (const ArgWord &A : T.Sig.Args)
