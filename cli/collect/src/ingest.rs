@@ -91,6 +91,8 @@ struct Conn {
     /// The newest batch received on this connection, to acknowledge at
     /// the next commit.
     ack_pending: Option<i64>,
+    /// Reading ended; kept until its acks are written.
+    closed: bool,
 }
 
 /// A commit handed to the committer: what it acknowledges once durable.
@@ -207,6 +209,7 @@ impl Ingest {
             self.streams[si].in_flight = RangeSet::new();
         }
         self.ack(f.acks);
+        self.reap_closed();
         Ok(())
     }
 
@@ -331,6 +334,7 @@ impl Ingest {
             stream: Some(si),
             acks,
             ack_pending: None,
+            closed: false,
         };
         // What the store holds of this stream: the producer drops it.
         if let Some(a) = &mut c.acks {
@@ -404,6 +408,12 @@ impl Ingest {
 
     fn end(&mut self, conn: ConnId, end: End) {
         let Some(si) = self.stream_of(conn) else { return };
+        // The producer keeps its `end` until an ack follows it: acknowledge
+        // the stream's last batch once the end is committed (everything
+        // this connection sent before it is in that commit).
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.ack_pending = Some(c.ack_pending.map_or(end.seq - 1, |s| s.max(end.seq - 1)));
+        }
         let st = &mut self.streams[si];
         if !st.ended {
             st.ended = true;
@@ -424,9 +434,14 @@ impl Ingest {
         self.dirty();
     }
 
+    /// The connection's reading ended.  Its socket stays open for the acks
+    /// still owed (a producer that sent its `end` waits for one, and a
+    /// collector that stops ends every read before its last commit).
     fn close(&mut self, conn: ConnId) {
-        let Some(c) = self.conns.remove(&conn) else { return };
-        if let Some(si) = c.stream {
+        let Some(c) = self.conns.get_mut(&conn) else { return };
+        let stream = c.stream.take();
+        c.closed = true;
+        if let Some(si) = stream {
             let st = &mut self.streams[si];
             st.conns -= 1;
             if st.conns == 0 && !st.ended {
@@ -434,6 +449,14 @@ impl Ingest {
                 self.to_checker(CheckWork::Idle { stream });
             }
         }
+        self.reap_closed();
+    }
+
+    /// Forgets closed connections that are owed nothing.
+    fn reap_closed(&mut self) {
+        let owed: Vec<ConnId> = self.in_flight.iter().flat_map(|f| f.acks.iter().map(|a| a.0)).collect();
+        self.conns
+            .retain(|id, c| !c.closed || c.ack_pending.is_some() || owed.contains(id));
     }
 
     fn to_checker(&mut self, w: CheckWork) {
@@ -481,6 +504,7 @@ impl Ingest {
                 }
                 self.rows.clear();
                 self.ack(acks);
+                self.reap_closed();
             }
         }
         Ok(())
