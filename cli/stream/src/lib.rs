@@ -13,6 +13,8 @@
 //!   [`Batch`]'s packed records read in place ([`Record`]), checked against
 //!   the event table ([`Schema`]); tick to nanosecond conversion
 //!   ([`Clock`])
+//! * [`session`]: a producer's stream as a collector checks it (order,
+//!   schema, batch and sequence numbers), message by message
 //! * [`mod@encode`]: every message as bytes (tests, a Rust producer, the
 //!   collector's acknowledgements)
 //! * [`error`]: [`StreamError`], which names the peer (a socket address or
@@ -26,6 +28,7 @@ pub mod encode;
 pub mod error;
 pub mod frame;
 pub mod message;
+pub mod session;
 
 mod raw;
 
@@ -36,6 +39,7 @@ pub use encode::{
 };
 pub use error::{ErrorKind, StreamError};
 pub use frame::{read_document, Decoder, Framer, MAX_DOCUMENT_LEN};
+pub use session::Session;
 pub use message::{
     ArgType, Args, Batch, BatchHeader, Clock, End, EventDecl, EventKind, Hello, Message, Mode,
     Record, Records, Schema, ThreadTotals, VERSION,

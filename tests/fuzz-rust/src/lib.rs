@@ -474,6 +474,33 @@ pub fn stream(data: &[u8]) {
             Message::End(_) | Message::Mark(_) | Message::Ack(_) | Message::Error(_) => {}
         }
     }
+    session(&whole);
+}
+
+/// The collector's per-connection checks (vigil_stream::Session) over the
+/// decoded messages: never a panic; a refusal is final (the collector
+/// closes the connection), says why, and only a started session accepts
+/// anything but a hello; what it accepts is ordered as the format says.
+fn session(msgs: &[Result<Message, StreamError>]) {
+    let mut s = vigil_stream::Session::new();
+    let mut last_seq: Option<i64> = None;
+    for m in msgs {
+        let Ok(m) = m else { return };
+        let started = s.started();
+        match s.accept(m) {
+            Err(why) => {
+                assert!(!why.is_empty());
+                return;
+            }
+            Ok(()) => {
+                assert!(started || matches!(m, Message::Hello(_)), "{m:?} before a hello");
+                if let Message::Batch(b) = m {
+                    assert!(last_seq.map_or(true, |l| b.header.seq > l));
+                    last_seq = Some(b.header.seq);
+                }
+            }
+        }
+    }
 }
 
 /// Seeds of the `stream` target: streams made by the encoders (both
