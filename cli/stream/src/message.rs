@@ -246,7 +246,10 @@ impl Clock {
             let off = if self.ns_per_tick == 1.0 {
                 near
             } else {
-                (near as f64 * self.ns_per_tick).round() as i64
+                // Rounded half away from zero, as f64::round, without its
+                // libm call (this runs for every stored event).
+                let x = near as f64 * self.ns_per_tick;
+                (x + 0.5f64.copysign(x)) as i64
             };
             if let Some(t) = self.ns.checked_add(off) {
                 return t;
