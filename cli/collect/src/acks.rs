@@ -1,12 +1,48 @@
-//! Writing acknowledgements (and a last `error`) to a producer without
-//! ever blocking the store thread: `send(MSG_DONTWAIT)` on the connection's
-//! socket, the unsent rest kept for the next try.  Acks are cumulative
-//! ("every batch up to N"), so while one is stuck a newer one replaces
-//! whatever has not started leaving.
+//! Where a connection's acknowledgements go ([`AckSink`]), and the
+//! socket's sink: writing acknowledgements (and a last `error`) to a
+//! producer without ever blocking the store thread: `send(MSG_DONTWAIT)`
+//! on the connection's socket, the unsent rest kept for the next try.
+//! Acks are cumulative ("every batch up to N"), so while one is stuck a
+//! newer one replaces whatever has not started leaving.
+//!
+//! The store thread ([`crate::ingest`]) acknowledges what its commits made
+//! durable to a connection's sink; with `--nats` the sink is a gate that
+//! also waits for JetStream (`nats::gate`).
 
 use std::os::fd::{AsRawFd, OwnedFd};
 
 use vigil_stream::{encode_ack, encode_error};
+
+/// A producer connection's acknowledgements, as the store thread gives
+/// them.  Never blocks.
+pub trait AckSink: Send {
+    /// Every batch of the connection up to `seq` is durable here.
+    fn ack(&mut self, seq: i64);
+    /// Whether something is still waiting to be written.
+    fn pending(&self) -> bool;
+    /// Tries again to write what is waiting.
+    fn flush(&mut self);
+    /// The connection is refused: pending acks, then `msg`, then the end.
+    fn refuse(&mut self, msg: &str);
+}
+
+/// What a connection's hello carries to the store thread.
+pub type Acks = Box<dyn AckSink>;
+
+impl AckSink for AckWriter {
+    fn ack(&mut self, seq: i64) {
+        AckWriter::ack(self, seq)
+    }
+    fn pending(&self) -> bool {
+        AckWriter::pending(self)
+    }
+    fn flush(&mut self) {
+        AckWriter::flush(self)
+    }
+    fn refuse(&mut self, msg: &str) {
+        AckWriter::refuse(self, msg)
+    }
+}
 
 pub struct AckWriter {
     fd: OwnedFd,

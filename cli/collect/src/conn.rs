@@ -137,7 +137,7 @@ impl Proto {
                 conn,
                 hello: h,
                 peer: self.peer.clone(),
-                acks: acks.take(),
+                acks: acks.take().map(|a| Box::new(a) as crate::acks::Acks),
             }));
         };
         if self.ended && !matches!(m, Message::Mark(_)) {

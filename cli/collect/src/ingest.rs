@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use vigil_stream::{Batch, End, EventDecl, Hello};
 
-use crate::acks::AckWriter;
+use crate::acks::Acks;
 use crate::catalog::{unix_ms, Catalog, Commit, EndTotals, NewStream};
 use crate::commit::{Committer, Job};
 use crate::check::{CheckTotals, CheckWork, Checker};
@@ -29,6 +29,9 @@ use crate::streams::StreamState;
 
 pub type ConnId = u64;
 
+/// Called once what was handed over before it is durable.
+pub type WhenDurable = Box<dyn FnOnce() + Send>;
+
 /// What a connection thread (or an import, or a NATS consumer) hands over.
 pub enum Work {
     /// The first message of a connection.  `acks`: where acknowledgements
@@ -37,7 +40,7 @@ pub enum Work {
         conn: ConnId,
         hello: Hello,
         peer: Arc<str>,
-        acks: Option<AckWriter>,
+        acks: Option<Acks>,
     },
     Schema { conn: ConnId, decls: Vec<EventDecl> },
     Batch { conn: ConnId, batch: Batch },
@@ -47,6 +50,10 @@ pub enum Work {
     /// before stays stored.
     Fail { conn: ConnId, peer: Arc<str>, msg: String },
     Closed { conn: ConnId },
+    /// Calls the function once everything handed over before it is
+    /// durable (stored by a commit; with no store, at once): how a NATS
+    /// consumer acknowledges JetStream messages.
+    Durable(WhenDurable),
 }
 
 #[derive(Debug, Clone)]
@@ -87,7 +94,7 @@ pub struct Totals {
 
 struct Conn {
     stream: Option<usize>,
-    acks: Option<AckWriter>,
+    acks: Option<Acks>,
     /// The newest batch received on this connection, to acknowledge at
     /// the next commit.
     ack_pending: Option<i64>,
@@ -100,6 +107,7 @@ struct InFlight {
     acks: Vec<(ConnId, i64)>,
     /// Per stream: the batches it holds.
     batches: Vec<(usize, RangeSet)>,
+    after: Vec<WhenDurable>,
 }
 
 pub struct Ingest {
@@ -114,6 +122,8 @@ pub struct Ingest {
     conns: HashMap<ConnId, Conn>,
     rows: Rows,
     commit: Commit,
+    /// `Work::Durable` for the commit being prepared.
+    after: Vec<WhenDurable>,
     next_stream_id: i64,
     dirty_since: Option<Instant>,
     urgent: bool,
@@ -147,6 +157,7 @@ impl Ingest {
             conns: HashMap::new(),
             rows: Rows::with_capacity(opts_rows),
             commit: Commit::default(),
+            after: Vec::new(),
             next_stream_id,
             dirty_since: None,
             urgent: false,
@@ -210,6 +221,7 @@ impl Ingest {
         }
         self.ack(f.acks);
         self.reap_closed();
+        f.after.into_iter().for_each(|f| f());
         Ok(())
     }
 
@@ -301,6 +313,10 @@ impl Ingest {
                 self.close(conn);
             }
             Work::Closed { conn } => self.close(conn),
+            Work::Durable(f) => {
+                self.after.push(f);
+                self.dirty();
+            }
         }
         Ok(())
     }
@@ -314,7 +330,7 @@ impl Ingest {
         conn: ConnId,
         hello: Hello,
         peer: Arc<str>,
-        acks: Option<AckWriter>,
+        acks: Option<Acks>,
     ) -> Result<()> {
         let si = match self.by_key.get(&hello.stream) {
             Some(&si) => si,
@@ -488,6 +504,7 @@ impl Ingest {
             .filter_map(|(&id, c)| c.ack_pending.take().map(|s| (id, s)))
             .collect();
         let commit = std::mem::take(&mut self.commit);
+        let after = std::mem::take(&mut self.after);
         self.dirty_since = None;
         self.urgent = false;
         self.totals.commits.fetch_add(1, Ordering::Relaxed);
@@ -495,7 +512,7 @@ impl Ingest {
             Some(c) => {
                 let rows = std::mem::replace(&mut self.rows, self.spare.take().unwrap_or_default());
                 c.send(Job { rows, commit });
-                self.in_flight = Some(InFlight { acks, batches });
+                self.in_flight = Some(InFlight { acks, batches, after });
             }
             None => {
                 for (si, set) in batches {
@@ -505,6 +522,7 @@ impl Ingest {
                 self.rows.clear();
                 self.ack(acks);
                 self.reap_closed();
+                after.into_iter().for_each(|f| f());
             }
         }
         Ok(())
