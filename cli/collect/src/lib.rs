@@ -13,6 +13,7 @@
 //! * [`summary`]: per producer, what is stored and what is known lost
 //! * [`export`]: Chrome trace / Perfetto JSON
 //! * [`read`]: reading segments back
+//! * [`nats`]: scale-out through NATS JetStream (publishing, group members)
 
 pub mod acks;
 pub mod addr;
@@ -23,6 +24,7 @@ pub mod conn;
 pub mod error;
 pub mod export;
 pub mod ingest;
+pub mod nats;
 pub mod ranges;
 pub mod read;
 pub mod report;
