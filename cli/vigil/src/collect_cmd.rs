@@ -6,7 +6,12 @@
 //!   `--streams N` ended streams, or `--duration S`;
 //! * `--import FILE...`: store file streams (`file:` destinations, spill
 //!   files);
-//! * `--summary`, `--export-trace OUT`: read a store.
+//! * `--summary`, `--export-trace OUT`: read a store;
+//! * `--listen ADDR... --nats URL`: also publish what producers send to
+//!   NATS JetStream (acknowledged once JetStream stored it);
+//! * `--nats URL --group NAME [--member I/N]`: consume from JetStream as a
+//!   member of a group (docs/collector.md, "Scale-out through NATS
+//!   JetStream").
 //!
 //! Exit status: 0; 1 when --check found violations, or with
 //! `--require-complete` when a producer is incomplete; 2 on bad input
@@ -22,6 +27,10 @@ use clap::Args;
 use vigil_collect::addr::Endpoint;
 use vigil_collect::check::{CheckTotals, Checker, ModelRun};
 use vigil_collect::ingest::{Ingest, Options, Totals, Work};
+use vigil_collect::nats::feed::FeedTotals;
+use vigil_collect::nats::setup::StreamOptions;
+use vigil_collect::nats::subjects::Member;
+use vigil_collect::nats::{Consuming, NatsOptions, Publishing};
 use vigil_collect::segment::Codec;
 use vigil_collect::{export, server, summary};
 use vigil_model::{Binding, Model};
@@ -77,14 +86,34 @@ pub struct CollectArgs {
     /// Parquet compression: snappy, zstd or none
     #[arg(long, value_name = "CODEC", default_value = "snappy")]
     pub compression: String,
+    /// NATS JetStream: with --listen, publish every document producers send (a batch is acknowledged once JetStream stored it); with --group, consume from it
+    #[arg(long, value_name = "nats://HOST:PORT")]
+    pub nats: Option<String>,
+    /// With --nats: the partitions of JetStream stream VIGIL when this collector creates it (default 8); fixed afterwards, a different number is refused
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub nats_partitions: Option<u32>,
+    /// With --nats: how long JetStream keeps documents, when this collector creates the stream (e.g. 7d, 12h, 30m, 90s; default 7d)
+    #[arg(long, value_name = "AGE")]
+    pub nats_max_age: Option<String>,
+    /// With --nats: consume as a member of this group (durable consumers NAME-p<P>), instead of listening
+    #[arg(long, value_name = "NAME")]
+    pub group: Option<String>,
+    /// With --group: this collector is member I of N and consumes the partitions p with p % N == I
+    #[arg(long, value_name = "I/N", default_value = "0/1")]
+    pub member: String,
 }
 
+/// How long a stopping collector still tries to publish what it received.
+const PUBLISH_GRACE: Duration = Duration::from_secs(10);
+
 pub fn run(args: &CollectArgs) -> Result<()> {
-    let receiving = !args.listen.is_empty() || !args.import.is_empty();
+    check_nats_args(args)?;
+    let receiving = !args.listen.is_empty() || !args.import.is_empty() || args.group.is_some();
     if !receiving && !args.summary && args.export_trace.is_none() {
         return Err(Error::setup(
             "nothing to do: give --listen ADDR (receive streams), --import FILE (store file \
-             streams), --summary or --export-trace OUT (read a store)",
+             streams), --nats URL --group NAME (consume from NATS JetStream), --summary or \
+             --export-trace OUT (read a store)",
         ));
     }
     if (args.summary || args.export_trace.is_some()) && args.store.is_none() {
@@ -121,65 +150,198 @@ fn keep_freed_memory() {
     }
 }
 
-fn receive(args: &CollectArgs) -> Result<()> {
-    keep_freed_memory();
+fn check_nats_args(args: &CollectArgs) -> Result<()> {
+    let listening = !args.listen.is_empty() || !args.import.is_empty();
+    match (&args.nats, &args.group) {
+        (None, Some(_)) => Err(Error::setup("--group consumes from NATS JetStream: give --nats URL")),
+        (None, None) if args.nats_partitions.is_some() || args.nats_max_age.is_some() => {
+            Err(Error::setup("--nats-partitions and --nats-max-age go with --nats URL"))
+        }
+        (Some(_), Some(_)) if listening => Err(Error::setup(
+            "a collector either publishes (--listen ADDR --nats URL) or consumes (--nats URL --group NAME), not both",
+        )),
+        (Some(_), None) if !listening => Err(Error::setup(
+            "--nats URL: give --listen ADDR (publish what producers send) or --group NAME (consume as a group member)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn nats_options(args: &CollectArgs) -> Result<Option<NatsOptions>> {
+    let Some(url) = &args.nats else { return Ok(None) };
+    let max_age = args
+        .nats_max_age
+        .as_deref()
+        .map(|a| parse_age(a).ok_or_else(|| Error::setup(format!("--nats-max-age {a}: expected a number with s, m, h or d, e.g. 7d"))))
+        .transpose()?;
+    Ok(Some(NatsOptions {
+        url: url.clone(),
+        streams: StreamOptions { partitions: args.nats_partitions, max_age },
+    }))
+}
+
+/// `90s`, `30m`, `12h`, `7d` (a plain number is seconds).
+fn parse_age(s: &str) -> Option<Duration> {
+    let (n, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: u64 = n.parse().ok().filter(|&n| n > 0)?;
+    let secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    Some(Duration::from_secs(n.checked_mul(secs)?))
+}
+
+fn ingest_options(args: &CollectArgs) -> Result<Options> {
     let codec = Codec::parse(&args.compression).ok_or_else(|| {
         Error::setup(format!("--compression {}: expected snappy, zstd or none", args.compression))
     })?;
-    let endpoints = args
-        .listen
-        .iter()
-        .map(|s| Endpoint::parse(s).map_err(|e| Error::setup(format!("--listen {e}"))))
-        .collect::<Result<Vec<_>>>()?;
+    Ok(Options {
+        store: args.store.clone(),
+        codec,
+        commit_ms: args.commit_ms.max(1),
+        segment_rows: args.segment_rows.max(1),
+    })
+}
+
+/// What stops receiving: Ctrl-C / SIGTERM, `--streams N` ended, `--duration`.
+struct Stop {
+    signal: &'static AtomicBool,
+    streams: Option<u64>,
+    deadline: Option<Instant>,
+}
+
+impl Stop {
+    fn new(args: &CollectArgs) -> Stop {
+        Stop {
+            signal: stop_on_signals(),
+            streams: args.streams,
+            deadline: args.duration.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+        }
+    }
+
+    fn due(&self, totals: &Totals) -> bool {
+        self.signal.load(Ordering::Relaxed)
+            || self.streams.is_some_and(|n| totals.ended.load(Ordering::Relaxed) >= n)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+fn receive(args: &CollectArgs) -> Result<()> {
+    keep_freed_memory();
+    let opts = ingest_options(args)?;
+    let nats = nats_options(args)?;
+    let member = Member::parse(&args.member).map_err(Error::setup)?;
     let runs = args.check.iter().map(|m| load_model(m)).collect::<Result<Vec<_>>>()?;
     let checker = (!runs.is_empty()).then(|| {
         let out: Box<dyn Write + Send> = Box::new(io::stdout());
         Checker::start(runs, args.json, out)
     });
-    let opts = Options {
-        store: args.store.clone(),
-        codec,
-        commit_ms: args.commit_ms.max(1),
-        segment_rows: args.segment_rows.max(1),
-    };
     let totals = Arc::new(Totals::default());
     let ingest = Ingest::open(opts, checker, totals.clone()).map_err(|e| Error::setup(e.0))?;
-    let bound = server::bind(&endpoints).map_err(|e| Error::setup(e.0))?;
-    announce(&bound, args.addr_file.as_deref())?;
     let (tx, rx) = mpsc::sync_channel::<Work>(1024);
     let store_thread = std::thread::Builder::new()
         .name("vigil-store".into())
         .spawn(move || ingest.run(rx))
         .map_err(|e| Error::failure(format!("starting the store thread: {e}")))?;
-    let imported = server::import(&args.import, &tx);
-    if !bound.is_empty() {
-        let stop = stop_on_signals();
-        let t = totals.clone();
-        let want = args.streams;
-        let done = move || want.is_some_and(|n| t.ended.load(Ordering::Relaxed) >= n);
-        let until = server::Until {
-            stop,
-            done: &done,
-            deadline: args.duration.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
-        };
-        server::serve(&bound, &tx, until).map_err(|e| Error::failure(e.0))?;
-    }
-    drop(tx);
-    let checked = store_thread
-        .join()
-        .map_err(|_| Error::failure("the store thread panicked"))?
-        .map_err(|e| Error::failure(format!("store: {}; batches since the last commit were not acknowledged and will be sent again", e.0)))?;
-    report_totals(&totals, (!args.check.is_empty()).then_some(checked));
-    if !imported.is_empty() {
-        for (p, msg) in &imported {
+    let join_store = move || {
+        store_thread
+            .join()
+            .map_err(|_| Error::failure("the store thread panicked"))?
+            .map_err(|e| Error::failure(format!("store: {}; batches since the last commit were not acknowledged and will be sent again", e.0)))
+    };
+    let (checked, end) = match (&args.group, nats) {
+        (Some(group), Some(o)) => consume(args, o, group, member, tx, &totals, join_store)?,
+        (_, nats) => listen(args, nats, tx, &totals, join_store)?,
+    };
+    report_totals(&totals, (!args.check.is_empty()).then_some(checked), &end);
+    if !end.imported.is_empty() {
+        for (p, msg) in &end.imported {
             eprintln!("vigil collect: {}: {msg}", p.display());
         }
-        return Err(Error::setup(format!("{} file stream(s) refused (what came before the error is stored)", imported.len())));
+        return Err(Error::setup(format!("{} file stream(s) refused (what came before the error is stored)", end.imported.len())));
+    }
+    if let Some(msg) = end.nats_failure {
+        return Err(Error::setup(format!("NATS: {msg}")));
     }
     if checked.violations > 0 {
         return Err(Error::with_code(String::new(), 1));
     }
     Ok(())
+}
+
+/// How receiving ended, besides the store's totals.
+#[derive(Default)]
+struct End {
+    imported: Vec<(PathBuf, String)>,
+    nats_failure: Option<String>,
+    published: Option<u64>,
+    consumed: Option<FeedTotals>,
+}
+
+/// `--listen` / `--import`, publishing to JetStream with `--nats`.
+fn listen(
+    args: &CollectArgs,
+    nats: Option<NatsOptions>,
+    tx: mpsc::SyncSender<Work>,
+    totals: &Arc<Totals>,
+    join_store: impl FnOnce() -> Result<CheckTotals>,
+) -> Result<(CheckTotals, End)> {
+    let endpoints = args
+        .listen
+        .iter()
+        .map(|s| Endpoint::parse(s).map_err(|e| Error::setup(format!("--listen {e}"))))
+        .collect::<Result<Vec<_>>>()?;
+    let bound = server::bind(&endpoints).map_err(|e| Error::setup(e.0))?;
+    let publishing = nats.map(|o| Publishing::start(o, tx.clone())).transpose().map_err(|e| Error::setup(e.0))?;
+    let to_store = tx;
+    let tx = publishing.as_ref().map_or(&to_store, |p| p.sender());
+    announce(&bound, args.addr_file.as_deref())?;
+    let mut end = End { imported: server::import(&args.import, tx), ..End::default() };
+    if !bound.is_empty() {
+        let stop = Stop::new(args);
+        let t = totals.clone();
+        let failed = || publishing.as_ref().is_some_and(|p| p.failure().is_some());
+        let done = || stop.streams.is_some_and(|n| t.ended.load(Ordering::Relaxed) >= n) || failed();
+        let until = server::Until { stop: stop.signal, done: &done, deadline: stop.deadline };
+        server::serve(&bound, tx, until).map_err(|e| Error::failure(e.0))?;
+    }
+    drop(to_store);
+    if let Some(p) = publishing {
+        match p.finish(PUBLISH_GRACE) {
+            Ok(t) => end.published = Some(t.published),
+            Err(e) => end.nats_failure = Some(e.0),
+        }
+    }
+    Ok((join_store()?, end))
+}
+
+/// `--nats URL --group NAME`: a group member.
+fn consume(
+    args: &CollectArgs,
+    o: NatsOptions,
+    group: &str,
+    member: Member,
+    tx: mpsc::SyncSender<Work>,
+    totals: &Arc<Totals>,
+    join_store: impl FnOnce() -> Result<CheckTotals>,
+) -> Result<(CheckTotals, End)> {
+    let mut c = Consuming::start(o, group.to_string(), member, tx).map_err(|e| Error::setup(e.0))?;
+    let stop = Stop::new(args);
+    while !stop.due(totals) && c.failure().is_none() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut end = End { consumed: Some(c.stop()), ..End::default() };
+    let checked = join_store()?;
+    if let Err(e) = c.finish() {
+        end.nats_failure = Some(e.0);
+    }
+    Ok((checked, end))
 }
 
 fn load_model(arg: &Path) -> Result<ModelRun> {
@@ -234,7 +396,7 @@ fn stop_on_signals() -> &'static AtomicBool {
     &STOP
 }
 
-fn report_totals(t: &Totals, checked: Option<CheckTotals>) {
+fn report_totals(t: &Totals, checked: Option<CheckTotals>, end: &End) {
     let r = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
     let mut line = format!(
         "vigil collect: {} producer(s), {} ended; {} events in {} batches stored ({} duplicate batches dropped), {} commits",
@@ -247,6 +409,15 @@ fn report_totals(t: &Totals, checked: Option<CheckTotals>) {
     );
     if r(&t.refused) > 0 {
         line += &format!("; {} connection(s) refused", r(&t.refused));
+    }
+    if let Some(n) = end.published {
+        line += &format!("; {n} documents published to JetStream");
+    }
+    if let Some(f) = end.consumed {
+        line += &format!(
+            "; {} JetStream messages ({} skipped, {} redelivered)",
+            f.messages, f.skipped, f.redelivered
+        );
     }
     if let Some(c) = checked {
         line += &format!(
