@@ -147,6 +147,7 @@ $(BUILD)/.bench-deps-ok: | deps
 bench: build bench-deps
 	python3 bench/run.py --build-dir "$(BUILD)/bench" --vigil-cc "$(BUILD)/bin/vigil-cc"
 	python3 bench/kernel/run.py --vigil "$(BUILD)/bin/vigil"
+	python3 bench/stream/run.py --vigil "$(BUILD)/bin/vigil" --build-dir "$(BUILD)/bench/stream"
 
 # Before/after on A-M: builds git revision BASE (default: the last commit)
 # in a worktree under build/ and runs both side by side (bench/compare.py).

@@ -313,10 +313,11 @@ def md_table(res, a, w):
       "`VIGIL_STREAM_CPU=%d` (the consumer on CPU %d, producers and collector free); "
       "*bound*: ReBIS's setup, the producers bound to the other core (CPU %d) and the "
       "consumer to CPU %d. %% diff = (pinned − free) / free × 100, as ReBIS's table "
-      "(negative: pinning is faster). Each cell: median of %d interleaved rounds; p: "
-      "Mann-Whitney U of the two samples.\n" % (
+      "(negative: pinning is faster). Each cell: median of %d interleaved rounds (*bound*: "
+      "the first %d of them); p: Mann-Whitney U of the two samples.\n" % (
           t["record_bytes"], t["record_bytes"], t["calls"], t["events"], t["consumer_cpu"],
-          t["consumer_cpu"], t["producer_cpu"], t["consumer_cpu"], res["params"]["table_rounds"]))
+          t["consumer_cpu"], t["producer_cpu"], t["consumer_cpu"], res["params"]["table_rounds"],
+          res["params"].get("bound_rounds", res["params"]["table_rounds"])))
     has_bound = any("bound" in c for c in an["cells"].values())
     heads = [("pct_pinned", "p_pinned", "vigil, consumer pinned vs free")]
     if has_bound:
@@ -517,16 +518,18 @@ def md_record(res, a, w):
       "times its own loop, so loading and attaching are not counted. Streamed to `vigil "
       "collect` (discard mode, as vigil record always is). Compiled tracing: part 3 (a), "
       "this run.\n" % (r["calls"], r["syscalls"], res["params"]["record_rounds"]))
-    w("| what | added µs per event, median [IQR] | events received / expected per run |")
-    w("|---|---|---|")
-    for name, label in (("uprobes", "vigil record, uprobe + uretprobe"),
-                        ("tracepoint", "vigil record, tracepoint")):
+    w("| what | added µs per event, median [IQR] | per call (entry + return) "
+      "| events received / expected per run |")
+    w("|---|---|---|---|")
+    for name, label, per_call in (("uprobes", "vigil record, uprobe + uretprobe", 2),
+                                  ("tracepoint", "vigil record, tracepoint", 1)):
         if an.get(name):
-            w("| %s | %s | %s / %d |" % (label, fs(an[name], 1e-3, 2),
-                                          ", ".join(str(x) for x in an[name + "_events"]),
-                                          an[name + "_expected"]))
+            w("| %s | %s | %s | %s / %d |" % (
+                label, fs(an[name], 1e-3, 2), fs(an[name], per_call * 1e-3, 2),
+                ", ".join(str(x) for x in an[name + "_events"]), an[name + "_expected"]))
     if an.get("compiled"):
-        w("| `vigil-cc --vigil-trace`, streaming (part 3 a) | %s | |" % fs(an["compiled"], 1e-3, 4))
+        w("| `vigil-cc --vigil-trace`, streaming (part 3 a) | %s | %s | |" % (
+            fs(an["compiled"], 1e-3, 4), fs(an["compiled"], 2e-3, 4)))
     w("")
     if an.get("uprobe_vs_compiled"):
         w("A uprobe event costs %.0fx a compiled one here.\n" % an["uprobe_vs_compiled"])
@@ -543,11 +546,12 @@ def md_problems(res, a, w):
         w("Every run was complete: each collector saw every event of its producer(s), every "
           "stream ended, nothing was refused, spilled or duplicated.")
     k, n = a["lingered"]
-    w("\n%d of %d streamed runs' producers were still running 0.5 s after their collector had "
+    w("\n%d of %d streamed runs' producers were still running %.1f s after their collector had "
       "stored the whole stream and exited; they were killed there (the measured times are "
       "the programs' own and end earlier). Cause: a `mark` document queued after the "
       "`end`, which nothing acknowledges, keeps the producer waiting for "
-      "VIGIL_STREAM_LINGER_MS (5 s) at exit (docs/performance.md, \"Event stream\").\n" % (k, n))
+      "VIGIL_STREAM_LINGER_MS (5 s) at exit (docs/performance.md, \"Event stream\").\n" % (
+          k, n, res.get("grace_s", 0.5)))
 
 
 def write_report(res, path):
@@ -578,18 +582,20 @@ def write_report(res, path):
 # plots
 
 
-def _heat(ax, grid, title, vmax):
+def _heat(ax, grid, title, vmax, first):
     im = ax.imshow(grid, cmap="RdBu_r", vmin=-vmax, vmax=vmax, aspect="auto")
     ax.set_xticks(range(len(THREADS)), [str(t) for t in THREADS])
     ax.set_yticks(range(len(BUFFERS)), [str(b) for b in BUFFERS])
     ax.set_xlabel("threads")
-    ax.set_ylabel("buffer (events)")
+    if first:
+        ax.set_ylabel("buffer (events)")
     ax.set_title(title, fontsize=9)
     for i in range(len(BUFFERS)):
         for j in range(len(THREADS)):
             v = grid[i][j]
-            ax.text(j, i, "n/a" if np.isnan(v) else "%.1f" % v, ha="center", va="center",
-                    fontsize=8)
+            dark = not np.isnan(v) and abs(v) > 0.6 * vmax
+            ax.text(j, i, "n/a" if np.isnan(v) else "%.0f" % v if abs(v) >= 100 else "%.1f" % v,
+                    ha="center", va="center", fontsize=8, color="white" if dark else "black")
     return im
 
 
@@ -608,10 +614,12 @@ def plot_table(res, a, out):
                                           "consumer CPU 1) vs free (% diff)"))
     vals = [abs(v) for g, _ in panels for row in g for v in row if not np.isnan(v)]
     vmax = min(max(vals + [1.0]), 100.0)
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6))
-    for ax, (g, title) in zip(axes, panels):
-        im = _heat(ax, g, title, vmax)
-    fig.colorbar(im, ax=list(axes), shrink=0.8, label="% diff (negative: pinning faster)")
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8))
+    fig.subplots_adjust(wspace=0.25)
+    for i, (ax, (g, title)) in enumerate(zip(axes, panels)):
+        im = _heat(ax, g, title, vmax, i == 0)
+    fig.colorbar(im, ax=list(axes), shrink=0.8,
+                 label="%% diff (< 0: pinning faster), clipped at ±%.0f" % vmax)
     path = os.path.join(out, "fig-stream-table51.png")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)

@@ -487,6 +487,7 @@ class Config:
         self.name, self.kind, self.cmd = name, kind, cmd
         self.env, self.streams, self.events = dict(env or {}), streams, events
         self.cpus, self.store, self.info = cpus, store, info
+        self.max_rounds = info.pop("max_rounds", None)
         self.samples = []
 
     def run(self, ctx):
@@ -517,13 +518,14 @@ class Config:
     def to_json(self):
         return {"name": self.name, "kind": self.kind, "cmd": self.cmd, "env": self.env,
                 "streams": self.streams, "events": self.events, "cpus": sorted(self.cpus or []),
-                "store": self.store, "info": self.info, "samples": self.samples}
+                "store": self.store, "info": self.info, "max_rounds": self.max_rounds,
+                "samples": self.samples}
 
 
 def interleaved(ctx, configs, rounds, what, before_round=None):
     """`rounds` rounds, each running every config once in a new random order."""
     for r in range(rounds):
-        order = list(configs)
+        order = [c for c in configs if c.max_rounds is None or r < c.max_rounds]
         ctx.rng.shuffle(order)
         t = time.monotonic()
         for c in order:
@@ -561,15 +563,16 @@ def part_table(ctx):
                                   threads=t, buffer=b, pin="free"))
             configs.append(Config("pinned-t%d-b%d" % (t, b), "stream", cmd, pinned, 1, events,
                                   threads=t, buffer=b, pin="consumer"))
-            if not a.no_bound:
+            if a.bound_rounds:
                 configs.append(Config("bound-t%d-b%d" % (t, b), "stream", cmd, pinned, 1, events,
-                                      cpus={PRODUCER_CPU}, threads=t, buffer=b, pin="bound"))
+                                      cpus={PRODUCER_CPU}, threads=t, buffer=b, pin="bound",
+                                      max_rounds=a.bound_rounds))
     t, b = 8, 500
     configs.append(Config("store-t%d-b%d" % (t, b), "stream", [p["traced"], str(calls), str(t)],
                           {"VIGIL_STREAM_BUFFER": str(b * RECORD_BYTES)}, 1, events, store=True,
                           threads=t, buffer=b, pin="free"))
-    log("table 5.1: %d configurations x %d rounds, %d calls (%d events) per run" % (
-        len(configs), a.table_rounds, calls, events))
+    log("table 5.1: %d configurations x %d rounds (the binding runs: %d), %d calls (%d events) "
+        "per run" % (len(configs), a.table_rounds, a.bound_rounds, calls, events))
     interleaved(ctx, configs, a.table_rounds, "table 5.1")
     ctx.res["table"] = {"calls": calls, "events": events, "record_bytes": RECORD_BYTES,
                         "consumer_cpu": CONSUMER_CPU, "producer_cpu": PRODUCER_CPU,
@@ -876,15 +879,14 @@ def parse_args():
     ap.add_argument("--seed", type=int, default=None, help="shuffle seed (default: random)")
     ap.add_argument("--no-lttng", action="store_true")
     ap.add_argument("--no-callgrind", action="store_true")
-    ap.add_argument("--no-bound", action="store_true",
-                    help="table: skip ReBIS's full binding (producers on CPU 0, consumer on CPU 1)")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite the report and plots from OUT/stream.json")
     q = "--quick" in sys.argv
     sizes = [  # option, default, quick, help
-        ("table-calls", 300_000, 20_000, "calls per Table 5.1 run (2 events each), all threads"),
-        ("table-rounds", 5, 1, "interleaved rounds of the Table 5.1 runs"),
-        ("ratio-calls", 60_000, 5_000, "calls per buffered/per-send run"),
+        ("table-calls", 200_000, 20_000, "calls per Table 5.1 run (2 events each), all threads"),
+        ("table-rounds", 8, 1, "interleaved rounds of the Table 5.1 runs"),
+        ("bound-rounds", 3, 1, "of which ReBIS's full binding runs in the first (0: none)"),
+        ("ratio-calls", 100_000, 5_000, "calls per buffered/per-send run"),
         ("ratio-rounds", 3, 1, "rounds of buffered vs per-send"),
         ("event-calls", 1_000_000, 100_000, "timed calls per per-event run (1 thread)"),
         ("event-warmup", 1_400_000, 140_000, "untimed calls first (fault the ring in)"),
@@ -945,6 +947,7 @@ def measure(a):
         ctx.lttng.teardown()
         shutil.rmtree(ctx.tmp, ignore_errors=True)
     ctx.res["environment"]["loadavg_end"] = os.getloadavg()
+    ctx.res["grace_s"] = GRACE_S
     ctx.res["invalid"] = ctx.invalid
     return ctx.res
 

@@ -326,6 +326,16 @@ static void persend_thread_end(void) {
     memmove(buf, buf + used, have - used);
     have -= used;
   }
+}
+
+/* After the clock stops: a close with acknowledgements still unread would
+ * reset the connection, so the collector sees the end of the stream first
+ * and the thread reads up to the collector's close. */
+static void persend_thread_close(void) {
+  uint8_t buf[4096];
+  shutdown(PT.fd, SHUT_WR);
+  while (recv(PT.fd, buf, sizeof buf, 0) > 0)
+    ;
   close(PT.fd);
 }
 

@@ -100,9 +100,12 @@ static void *work(void *arg) {
     s += tick(k);
   w->sum = s;
 #ifdef VARIANT_PERSEND
-  persend_thread_end(); /* `end`, then wait until the collector has read it all */
+  persend_thread_end(); /* `end`, then wait until the collector acknowledged it all */
 #endif
   w->t_end = now_ns();
+#ifdef VARIANT_PERSEND
+  persend_thread_close();
+#endif
   return NULL;
 }
 
