@@ -334,6 +334,12 @@ def md_table(res, a, w):
                                               if str(b) in t["rebis"] else t["rebis"][b][th], 3)))
         w("| %d (%d B) | %s |" % (b, b * t["record_bytes"], " | ".join(cells)))
     w("")
+    sig = [c for c in an["cells"].values() if c.get("p_pinned") is not None
+           and c["p_pinned"] < 0.05]
+    w("Cells where pinned and free differ at p < 0.05: %d of %d (pinning faster in %d, "
+      "slower in %d).\n" % (len(sig), len(an["cells"]),
+                             sum(c["pct_pinned"] < 0 for c in sig),
+                             sum(c["pct_pinned"] > 0 for c in sig)))
     if has_bound:
         w("ReBIS's binding (producers on CPU %d, consumer on CPU %d) vs free, %% diff:\n" % (
             t["producer_cpu"], t["consumer_cpu"]))
@@ -406,7 +412,7 @@ EVENT_LABEL = {
     "vigil-off": "(b) `--vigil-trace=tick`, run without VIGIL_STREAM",
     "vigil-stream": "(a) `--vigil-trace=tick`, VIGIL_STREAM to `vigil collect` (lossless)",
     "lttng": "(c) LTTng-UST tracepoints, session recording",
-    "lttng-off": "LTTng-UST tracepoints, no session",
+    "lttng-off": "LTTng-UST tracepoints, no session (callgrind only)",
 }
 
 
@@ -466,8 +472,8 @@ def md_e2e(res, a, w):
       "Completeness: the collector's totals and, with `--store`, `vigil collect --summary "
       "--json` (stored == produced, 0 lost, 0 missing, complete). `VIGIL_STREAM_RETAIN=2G` "
       "keeps the producer's unacknowledged backlog in memory (its RSS shows it) instead of "
-      "spilling it to a file. RSS = peak (`getrusage` of each process), CPU = user + "
-      "system seconds of the whole run.\n" % (e["threads"], e["calls"], e["events"],
+      "spilling it to a file. RSS = peak (VmHWM, read every 10 ms), CPU = user + "
+      "system seconds of the whole run (`wait4`).\n" % (e["threads"], e["calls"], e["events"],
                                              res["params"]["e2e_rounds"]))
     w("| collector | M events/s delivered | M events/s produced | producer RSS (MB) "
       "| producer CPU (s) | collector RSS (MB) | collector CPU (s) | collector CPU ns/event "
