@@ -16,10 +16,17 @@ struct State {
     /// Every batch up to this one, and every document before it, is in
     /// JetStream.
     published: i64,
-    /// An `end` not yet in JetStream: nothing is acknowledged until it is
-    /// (a producer drops its `end` at the first ack that follows it).
-    end_pending: bool,
+    /// An `end` received: nothing is acknowledged until JetStream and
+    /// the store hold it (a producer drops its `end` at the first ack
+    /// that follows it), then the last ack goes again.
+    end: Option<EndWait>,
     sent: Option<i64>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct EndWait {
+    published: bool,
+    stored: bool,
 }
 
 /// Shared by the store thread (as the connection's [`AckSink`]) and the
@@ -35,7 +42,7 @@ impl Gate {
             out,
             local: None,
             published: resume - 1,
-            end_pending: false,
+            end: None,
             sent: None,
         })))
     }
@@ -51,16 +58,31 @@ impl Gate {
         s.send();
     }
 
-    /// The connection's `end` is queued for publishing.
+    /// The connection's `end` is queued for publishing (and on its way to
+    /// the store thread).
     pub fn end_queued(&self) {
-        self.state().end_pending = true;
+        self.state().end = Some(EndWait::default());
     }
 
-    /// ... and JetStream stored it.
+    /// ... JetStream stored it.
     pub fn end_published(&self) {
+        self.end_done(|e| e.published = true);
+    }
+
+    /// ... the store thread made it durable.
+    pub fn end_stored(&self) {
+        self.end_done(|e| e.stored = true);
+    }
+
+    fn end_done(&self, f: impl FnOnce(&mut EndWait)) {
         let mut s = self.state();
-        s.end_pending = false;
-        s.send();
+        let Some(e) = s.end.as_mut() else { return };
+        f(e);
+        if e.published && e.stored {
+            s.end = None;
+            s.sent = None; // the same ack again: this one follows the end
+            s.send();
+        }
     }
 
     /// A document JetStream cannot take (larger than its max_payload): the
@@ -73,7 +95,7 @@ impl Gate {
 impl State {
     fn send(&mut self) {
         let Some(local) = self.local else { return };
-        if self.end_pending {
+        if self.end.is_some() {
             return;
         }
         let ack = local.min(self.published);
@@ -147,6 +169,22 @@ mod tests {
         local.ack(9);
         assert_eq!(*seen.0.lock().unwrap(), vec![6]);
         g.end_published();
+        assert_eq!(*seen.0.lock().unwrap(), vec![6]);
+        g.end_stored();
         assert_eq!(*seen.0.lock().unwrap(), vec![6, 9]);
+    }
+
+    #[test]
+    fn the_ack_after_the_end_goes_even_when_it_is_not_newer() {
+        let seen = Seen::default();
+        let g = Gate::new(Box::new(seen.clone()), 0);
+        let mut local = g.clone();
+        local.ack(2);
+        g.published(2);
+        g.end_queued();
+        g.end_stored();
+        local.ack(2);
+        g.end_published();
+        assert_eq!(*seen.0.lock().unwrap(), vec![-1, 2, 2]);
     }
 }

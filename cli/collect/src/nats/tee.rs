@@ -63,6 +63,10 @@ struct Conn {
 pub fn run(rx: Receiver<Work>, store: SyncSender<Work>, publish: mpsc::Sender<Request>) {
     let mut conns: HashMap<ConnId, Conn> = HashMap::new();
     for mut w in rx {
+        let end = match &w {
+            Work::End { conn, .. } => conns.get(conn).and_then(|c| c.gate.clone()),
+            _ => None,
+        };
         for r in requests(&mut conns, &mut w) {
             // Gone only when the publisher stopped for good (a fatal
             // setup error): the command is stopping, nothing is acked.
@@ -70,6 +74,9 @@ pub fn run(rx: Receiver<Work>, store: SyncSender<Work>, publish: mpsc::Sender<Re
         }
         if store.send(w).is_err() {
             break;
+        }
+        if let Some(g) = end {
+            let _ = store.send(Work::Durable(Box::new(move || g.end_stored())));
         }
     }
 }
