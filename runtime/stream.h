@@ -34,6 +34,8 @@ struct vg_stream_config {
   unsigned flush_ms;     /* VIGIL_STREAM_FLUSH_MS: partly filled chunks ship after this */
   unsigned linger_ms;    /* VIGIL_STREAM_LINGER_MS: wait for acks at exit */
   size_t retain_bytes;   /* VIGIL_STREAM_RETAIN: unacknowledged batches kept in memory */
+  unsigned stall_ms;     /* VIGIL_STREAM_STALL_MS: past the retention, a collector this
+                            long without progress gets batches spilled, not waited for */
   const char *spill_dir; /* VIGIL_STREAM_SPILL_DIR, default TMPDIR or /tmp */
 };
 extern struct vg_stream_config vg_stream_config;
@@ -139,6 +141,7 @@ void vg_link_announce(unsigned to); /* events [0, to) are declared */
  * for wake_fd (the consumer's eventfd) to be readable. */
 void vg_link_poll(int timeout_ms, int wake_fd);
 int vg_link_idle(void);             /* nothing queued or unacknowledged */
+int vg_link_full(void);             /* wait: past the retention, collector alive */
 void vg_link_close(int spill);      /* spill what is unacknowledged */
 void vg_link_forget(void);          /* a forked child */
 extern char vg_stream_id[96];

@@ -21,6 +21,7 @@ struct vg_stream_config vg_stream_config = {
     .flush_ms = 20,
     .linger_ms = 5000,
     .retain_bytes = 256u << 20,
+    .stall_ms = 2000,
 };
 
 static size_t size(const char *var, size_t lo, size_t hi, size_t dflt) {
@@ -53,6 +54,7 @@ void vg_stream_read_environment(void) {
   c->flush_ms = (unsigned)vg_env_number("VIGIL_STREAM_FLUSH_MS", 1, 60000, c->flush_ms);
   c->linger_ms = (unsigned)vg_env_number("VIGIL_STREAM_LINGER_MS", 0, 3600000, c->linger_ms);
   c->retain_bytes = size("VIGIL_STREAM_RETAIN", 1u << 20, (size_t)1 << 40, c->retain_bytes);
+  c->stall_ms = (unsigned)vg_env_number("VIGIL_STREAM_STALL_MS", 1, 3600000, c->stall_ms);
   c->spill_dir = getenv("VIGIL_STREAM_SPILL_DIR");
   if (!c->spill_dir || !*c->spill_dir)
     c->spill_dir = getenv("TMPDIR");

@@ -244,8 +244,13 @@ static void *run(void *arg) {
     int stopping = atomic_load(&state) == 2;
     uint64_t now = vg_stream_now_ms();
     int flushing = atomic_load(&flush_req) > serving;
-    unsigned batches;
-    if (stopping || flushing || now - last_partial >= vg_stream_config.flush_ms) {
+    unsigned batches = 0;
+    int behind = !stopping && vg_link_full();
+    if (behind) {
+      /* the collector is behind: chunks stay full and producers wait; the
+       * consumer waits for the socket only (a waiting producer's wake-ups
+       * would spin it) */
+    } else if (stopping || flushing || now - last_partial >= vg_stream_config.flush_ms) {
       batches = partial_pass();
       last_partial = now;
     } else {
@@ -258,7 +263,8 @@ static void *run(void *arg) {
     if (deadline && (vg_link_idle() || now >= deadline))
       break;
     atomic_store(&sleeping, 1);
-    vg_link_poll(batches || serve_until ? 0 : (int)vg_stream_config.flush_ms, wake_fd);
+    vg_link_poll(batches || serve_until ? 0 : (int)vg_stream_config.flush_ms,
+                 behind ? -1 : wake_fd);
     atomic_store(&sleeping, 0);
     uint64_t drained;
     (void)!read(wake_fd, &drained, sizeof drained);

@@ -53,6 +53,7 @@ static struct {
   char spill_path[512];
   unsigned announced;               /* events in hello + schema documents queued */
   int refused;                      /* the collector said error: stop trying */
+  uint64_t progress_ms;             /* a byte written or an ack read, last */
 } L = {.fd = -1, .spill_fd = -1};
 
 static void drop(struct doc *d) {
@@ -152,6 +153,7 @@ static void start_connection(void) {
   L.offset = 0;
   L.inlen = 0;
   L.connected = 1;
+  L.progress_ms = vg_stream_now_ms();
 }
 
 int vg_link_open(const char *dest) {
@@ -203,49 +205,74 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
   return 0;
 }
 
-/* Appends the oldest documents to the spill file until `keep` bytes are
- * left in memory: they leave the stream here (imported later). */
-static void spill(size_t keep) {
+static int open_spill(void) {
+  const char *dir = vg_stream_config.spill_dir;
+  snprintf(L.spill_path, sizeof L.spill_path, "%s/vigil-stream-%d-%lld.bson", dir,
+           (int)getpid(), (long long)vg_stream_now_ms());
+  L.spill_fd = open(L.spill_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (L.spill_fd < 0) {
-    const char *dir = vg_stream_config.spill_dir;
-    snprintf(L.spill_path, sizeof L.spill_path, "%s/vigil-stream-%d-%lld.bson", dir,
-             (int)getpid(), (long long)vg_stream_now_ms());
-    L.spill_fd = open(L.spill_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (L.spill_fd < 0) {
-      fprintf(stderr, "vigil: stream: cannot create spill file %s: %s\n", L.spill_path,
-              strerror(errno));
-      return;
-    }
-    size_t len;
-    int64_t resume = vg_stream_batches_sent();
-    for (struct doc *d = L.head; d; d = d->next)
-      if (d->seq >= 0) {
-        resume = d->seq;
-        break;
-      }
-    uint8_t *hello = vg_bson_hello(vg_stream_id, resume, 0, L.announced, &len);
-    if (hello)
-      write_all(L.spill_fd, hello, len);
-    free(hello);
-    fprintf(stderr, "vigil: stream: %s unreachable or slow; unacknowledged batches "
-                    "go to %s (store them with: vigil collect --import %s)\n",
-            vg_stream_config.dest, L.spill_path, L.spill_path);
+    fprintf(stderr, "vigil: stream: cannot create spill file %s: %s\n", L.spill_path,
+            strerror(errno));
+    return -1;
   }
-  while (L.head && L.held > keep) {
-    struct doc *d = L.head;
-    /* batches, and the end: an import checks completeness with it */
+  int64_t resume = vg_stream_batches_sent();
+  for (struct doc *d = L.head; d; d = d->next)
+    if (d->seq >= 0) {
+      resume = d->seq;
+      break;
+    }
+  size_t len;
+  uint8_t *hello = vg_bson_hello(vg_stream_id, resume, 0, L.announced, &len);
+  if (hello)
+    write_all(L.spill_fd, hello, len);
+  free(hello);
+  fprintf(stderr, "vigil: stream: %s unreachable or slow; unacknowledged batches "
+                  "go to %s (store them with: vigil collect --import %s)\n",
+          vg_stream_config.dest, L.spill_path, L.spill_path);
+  return 0;
+}
+
+/* Appends the oldest documents to the spill file until `keep` bytes are
+ * left in memory: they leave the stream here (imported later).  A
+ * document partly written to the socket stays: cutting it would corrupt
+ * the stream; batches, and the end, go to the file (an import checks
+ * completeness with the end); hellos, schemas and marks are dropped. */
+static void spill(size_t keep) {
+  if (L.spill_fd < 0 && open_spill() != 0)
+    return;
+  struct doc **p = &L.head, *prev = NULL;
+  while (*p && L.held > keep) {
+    struct doc *d = *p;
+    if (d == L.unsent && L.offset > 0) {
+      prev = d;
+      p = &d->next;
+      continue;
+    }
     int keep_doc = d->seq >= 0 || d->seq == VG_DOC_END;
     if (keep_doc && write_all(L.spill_fd, d->bytes, d->len) != 0)
       return;
-    L.head = d->next;
-    if (L.unsent == d) {
+    *p = d->next;
+    if (L.unsent == d)
       L.unsent = d->next;
-      L.offset = 0;
-    }
-    if (!L.head)
-      L.tail = NULL;
+    if (L.tail == d)
+      L.tail = prev;
     drop(d);
   }
+}
+
+/* Whether the consumer should wait before queueing more: past the
+ * retention budget a live collector that makes progress slows the
+ * producers (lossless: they wait; discard: they count losses), and one
+ * that is gone, or has made no progress for VIGIL_STREAM_STALL_MS, gets
+ * the oldest batches spilled instead. */
+int vg_link_full(void) {
+  if (L.held <= vg_stream_config.retain_bytes || L.kind == K_FILE)
+    return 0;
+  uint64_t now = vg_stream_now_ms();
+  if (L.connected && !L.refused && now - L.progress_ms < vg_stream_config.stall_ms)
+    return 1;
+  spill(vg_stream_config.retain_bytes / 2);
+  return 0;
 }
 
 void vg_link_send(uint8_t *doc, size_t len, int64_t seq) {
@@ -259,8 +286,6 @@ void vg_link_send(uint8_t *doc, size_t len, int64_t seq) {
     return;
   }
   enqueue(doc, len, seq);
-  if (L.held > vg_stream_config.retain_bytes)
-    spill(vg_stream_config.retain_bytes / 2);
 }
 
 void vg_link_announce(unsigned to) {
@@ -298,6 +323,7 @@ static void acked(int64_t seq) {
   if (!L.head)
     L.tail = NULL;
   L.backoff = 0;
+  L.progress_ms = vg_stream_now_ms();
 }
 
 static void read_replies(void) {
@@ -358,6 +384,7 @@ static void write_queued(void) {
       return;
     }
     L.offset += (size_t)w;
+    L.progress_ms = vg_stream_now_ms();
     if (L.offset < d->len)
       continue;
     L.offset = 0;

@@ -5,10 +5,11 @@ names).  Every subcommand prints short lines for FileCheck; a failure
 exits non-zero with the reason.
 
   collect.py run --store DIR [--streams N] [--collector-arg A]... [--env K=V]... \
-             [--kill-after-acks] -- 'CMD' ['CMD'...]
+             [--pause S] -- 'CMD' ['CMD'...]
       starts the collector (port 0), runs each CMD (a shell command; $VIGIL_STREAM is
       set) concurrently, waits for them and for the collector (--streams N:
       until N streams ended), prints the collector's stdout and exit status.
+      --pause S stops the collector (SIGSTOP) for S seconds while they run.
   collect.py restart --store DIR -- 'CMD'
       the collector is killed (SIGKILL) while CMD streams, then started
       again on the same port and store: CMD must finish complete.
@@ -52,12 +53,19 @@ def start_collector(store, extra, port=0):
     fail("the collector did not start")
 
 
-def run_producers(cmds, addr, env_extra, timeout=120):
+def run_producers(cmds, addr, env_extra, timeout=120, pause=None):
     env = dict(os.environ, VIGIL_STREAM=addr)
     for kv in env_extra:
         k, v = kv.split("=", 1)
         env[k] = v
     procs = [subprocess.Popen(c, shell=True, env=env) for c in cmds]
+    if pause:
+        # a collector that stops reading for a while (a stall, a pause)
+        collector, seconds = pause
+        time.sleep(0.1)
+        collector.send_signal(signal.SIGSTOP)
+        time.sleep(seconds)
+        collector.send_signal(signal.SIGCONT)
     for c, p in zip(cmds, procs):
         try:
             rc = p.wait(timeout=timeout)
@@ -84,7 +92,7 @@ def cmd_run(a):
     if a.streams:
         extra += ["--streams", str(a.streams)]
     proc, addr = start_collector(a.store, extra)
-    run_producers(a.cmds, addr, a.env)
+    run_producers(a.cmds, addr, a.env, pause=(proc, a.pause) if a.pause else None)
     if not a.streams:
         time.sleep(0.3)
         proc.send_signal(signal.SIGTERM)
@@ -146,6 +154,7 @@ def main():
     r.add_argument("--streams", type=int)
     r.add_argument("--collector-arg", action="append", default=[])
     r.add_argument("--env", action="append", default=[])
+    r.add_argument("--pause", type=float, help="SIGSTOP the collector this long, 0.1 s in")
     r.add_argument("cmds", nargs="+")
     rs = sub.add_parser("restart")
     rs.add_argument("--store", required=True)
