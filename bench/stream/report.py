@@ -470,10 +470,10 @@ def md_e2e(res, a, w):
       "interleaved rounds. Events/s = events / (first event → `vigil_stream_flush()` "
       "returned: every event acknowledged, which with `--store` means written and fsynced). "
       "Completeness: the collector's totals and, with `--store`, `vigil collect --summary "
-      "--json` (stored == produced, 0 lost, 0 missing, complete). `VIGIL_STREAM_RETAIN=2G` "
-      "keeps the producer's unacknowledged backlog in memory (its RSS shows it) instead of "
-      "spilling it to a file. RSS = peak (VmHWM, read every 10 ms), CPU = user + "
-      "system seconds of the whole run (`wait4`).\n" % (e["threads"], e["calls"], e["events"],
+      "--json` (stored == produced, 0 lost, 0 missing, complete). Default settings: the "
+      "producer keeps unacknowledged batches up to `VIGIL_STREAM_RETAIN` (256 MiB; its RSS "
+      "shows them), then its threads wait for the collector. RSS = peak (VmHWM, read "
+      "every 10 ms), CPU = user + system seconds of the whole run (`wait4`).\n" % (e["threads"], e["calls"], e["events"],
                                              res["params"]["e2e_rounds"]))
     w("| collector | M events/s delivered | M events/s produced | producer RSS (MB) "
       "| producer CPU (s) | collector RSS (MB) | collector CPU (s) | collector CPU ns/event "
