@@ -60,6 +60,7 @@ struct vg_stream_buf {
   _Atomic uint64_t lost;    /* discard mode: events not recorded */
   int64_t tid;
   _Atomic int exited;       /* the thread is gone; freed by the consumer once drained */
+  _Atomic uint32_t waiting; /* lossless: the thread sleeps on a chunk's `full` */
   struct vg_stream_buf *next; /* registry; only the consumer unlinks */
   /* consumer */
   uint32_t rd, rd_words;    /* chunk being read, words of it shipped */

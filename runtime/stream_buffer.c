@@ -15,10 +15,12 @@
  * slow thread's events leave within VIGIL_STREAM_FLUSH_MS.
  */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,18 +93,34 @@ static int next_chunk(struct vg_stream_buf *b, uint32_t after) {
   return 1;
 }
 
-/* Lossless: the thread waits for the consumer, politely. */
+/* Lossless: the thread waits for the consumer to give chunk `n` back: a
+ * few yields (a consumer on another core is usually about done), then a
+ * futex on the chunk's `full` word, which the consumer wakes when it
+ * clears it and sees `waiting` (stream_consumer.c, drain).  The two sides
+ * store one word and load the other, both sequentially consistent, so one
+ * of them sees the other's store: no wake-up is missed.  The 10 ms
+ * timeout is only a guard (a consumer that ends without giving it back).
+ * Polling instead cost 240 waiting threads on one core seconds of system
+ * time (measured: bench/stream, docs/performance.md). */
+static void sleep_on(_Atomic uint32_t *word) {
+  struct timespec ts = {0, 10000000};
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, 1u, &ts, NULL, 0);
+}
+
 static int wait_for_chunk(struct vg_stream_buf *b, uint32_t after) {
+  uint32_t n = (after + 1) % b->nchunks;
   for (unsigned spins = 0; !next_chunk(b, after); spins++) {
     if (!vg_stream_consumer_running())
       return 0; /* the stream has ended (exit, fatal signal): nobody drains */
     vg_stream_kick();
-    if (spins < 64) {
+    if (spins < 16) {
       sched_yield();
-    } else {
-      struct timespec ts = {0, 20000};
-      nanosleep(&ts, NULL);
+      continue;
     }
+    atomic_store(&b->waiting, 1);
+    if (atomic_load(&b->chunk[n].full))
+      sleep_on(&b->chunk[n].full);
+    atomic_store(&b->waiting, 0);
   }
   return 1;
 }

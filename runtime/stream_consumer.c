@@ -13,12 +13,15 @@
  * consumer competes with whichever producers share its core.
  */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,7 +110,10 @@ static unsigned drain(struct vg_stream_buf *b, int partial) {
     b->rd_words = 0;
     b->rd_started = 0;
     b->rd = (b->rd + 1) % b->nchunks;
-    atomic_store_explicit(&c->full, 0, memory_order_release);
+    /* seq_cst, then `waiting`: see stream_buffer.c, wait_for_chunk */
+    atomic_store(&c->full, 0);
+    if (atomic_load(&b->waiting))
+      syscall(SYS_futex, (uint32_t *)&c->full, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
   }
 }
 
@@ -246,7 +252,9 @@ static void *run(void *arg) {
     int flushing = atomic_load(&flush_req) > serving;
     unsigned batches = 0;
     int behind = !stopping && vg_link_full();
-    if (behind) {
+    if (deadline) {
+      /* the end is queued: nothing may follow it; only acks are awaited */
+    } else if (behind) {
       /* the collector is behind: chunks stay full and producers wait; the
        * consumer waits for the socket only (a waiting producer's wake-ups
        * would spin it) */

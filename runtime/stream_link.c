@@ -426,7 +426,15 @@ void vg_link_poll(int timeout_ms, int wake_fd) {
     read_replies();
 }
 
-int vg_link_idle(void) { return !L.head; }
+/* Nothing waits for an ack: hellos, schemas and marks need none (a mark
+ * queued last would otherwise hold a stopping producer for its whole
+ * linger time). */
+int vg_link_idle(void) {
+  for (struct doc *d = L.head; d; d = d->next)
+    if (d->seq >= 0 || d->seq == VG_DOC_END)
+      return 0;
+  return 1;
+}
 
 void vg_link_close(int spill_rest) {
   int batches = 0;

@@ -252,7 +252,11 @@ impl Ingest {
             Some(t) => Duration::from_millis(self.opts.commit_ms).saturating_sub(t.elapsed()),
             None => Duration::from_millis(500),
         };
-        if pending_acks {
+        if self.in_flight.is_some() {
+            // the committer's answer releases acks: a producer that sent
+            // its end waits for them to exit
+            until.min(Duration::from_millis(2))
+        } else if pending_acks {
             until.min(Duration::from_millis(20))
         } else {
             until
