@@ -123,7 +123,7 @@ pub struct ViolationRow {
 pub struct Commit {
     pub streams: Vec<NewStream>,
     pub events: Vec<NewEvent>,
-    pub segment: Option<SegmentRow>,
+    pub segments: Vec<SegmentRow>,
     /// Streams whose stored batch set changed, with the whole new set.
     pub ranges: Vec<(i64, RangeSet)>,
     pub threads: Vec<ThreadDelta>,
@@ -135,7 +135,7 @@ impl Commit {
     pub fn is_empty(&self) -> bool {
         self.streams.is_empty()
             && self.events.is_empty()
-            && self.segment.is_none()
+            && self.segments.is_empty()
             && self.ranges.is_empty()
             && self.threads.is_empty()
             && self.ends.is_empty()
@@ -314,7 +314,7 @@ fn write_commit(tx: &rusqlite::Transaction<'_>, c: &Commit) -> rusqlite::Result<
             params![e.stream_id, e.id, e.name, e.kind, e.args, e.names],
         )?;
     }
-    if let Some(s) = &c.segment {
+    for s in &c.segments {
         tx.execute(
             "INSERT INTO segments(id, file, rows, bytes, committed_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![s.id, s.file, s.rows, s.bytes, unix_ms()],

@@ -83,15 +83,17 @@ impl Store {
     /// open removes, never a batch acknowledged and not stored.
     fn commit(&mut self, rows: &Rows, mut commit: Commit) -> Result<()> {
         if !rows.is_empty() {
-            let id = self.next_segment;
-            let bytes = self.writer.write(id, rows)?;
-            self.next_segment += 1;
-            commit.segment = Some(SegmentRow {
-                id,
-                file: SegmentWriter::file_name(id),
-                rows: rows.len() as i64,
-                bytes: bytes as i64,
-            });
+            let first = self.next_segment;
+            let parts = if rows.len() >= PARALLEL_ROWS { 2 } else { 1 };
+            for (i, (n, bytes)) in self.writer.write(first, rows, parts)?.into_iter().enumerate() {
+                commit.segments.push(SegmentRow {
+                    id: first + i as i64,
+                    file: SegmentWriter::file_name(first + i as i64),
+                    rows: n as i64,
+                    bytes: bytes as i64,
+                });
+            }
+            self.next_segment += commit.segments.len() as i64;
         }
         if !commit.is_empty() {
             self.catalog.commit(&commit)?;
@@ -99,6 +101,10 @@ impl Store {
         Ok(())
     }
 }
+
+/// A commit this large is encoded as two segments in parallel (smaller ones
+/// gain nothing from a second thread and make more files).
+const PARALLEL_ROWS: usize = 1 << 16;
 
 fn open(dir: &Path, codec: Codec) -> Result<Store> {
     std::fs::create_dir_all(dir).ctx(|| dir.display().to_string())?;

@@ -292,7 +292,7 @@ impl Ingest {
                     let new = self.streams[si].declare(&decls);
                     self.commit.events.extend(new);
                     self.dirty();
-                    self.to_checker(CheckWork::Schema {
+                    self.send_to_checker(CheckWork::Schema {
                         stream: self.streams[si].key.clone(),
                         decls,
                     });
@@ -302,7 +302,7 @@ impl Ingest {
             Work::Mark { conn, ns } => {
                 if let Some(si) = self.stream_of(conn) {
                     let stream = self.streams[si].key.clone();
-                    self.to_checker(CheckWork::Mark { stream, ns });
+                    self.send_to_checker(CheckWork::Mark { stream, ns });
                 }
             }
             Work::End { conn, end } => self.end(conn, end),
@@ -345,7 +345,7 @@ impl Ingest {
         let new = st.declare(&hello.events);
         self.commit.events.extend(new);
         let stored = st.committed.max().unwrap_or(-1);
-        self.to_checker(CheckWork::Hello {
+        self.send_to_checker(CheckWork::Hello {
             stream: hello.stream.clone(),
             hello: Box::new(hello),
         });
@@ -420,7 +420,7 @@ impl Ingest {
         self.totals.events.fetch_add(h.n as u64, Ordering::Relaxed);
         self.totals.batches.fetch_add(1, Ordering::Relaxed);
         let stream = st.key.clone();
-        self.to_checker(CheckWork::Batch {
+        self.send_to_checker(CheckWork::Batch {
             stream,
             batch: Arc::new(batch),
         });
@@ -449,7 +449,7 @@ impl Ingest {
                 .collect(),
         });
         let stream = st.key.clone();
-        self.to_checker(CheckWork::End { stream });
+        self.send_to_checker(CheckWork::End { stream });
         self.urgent = true;
         self.dirty();
     }
@@ -466,7 +466,7 @@ impl Ingest {
             st.conns -= 1;
             if st.conns == 0 && !st.ended {
                 let stream = st.key.clone();
-                self.to_checker(CheckWork::Idle { stream });
+                self.send_to_checker(CheckWork::Idle { stream });
             }
         }
         self.reap_closed();
@@ -479,7 +479,7 @@ impl Ingest {
             .retain(|id, c| !c.closed || c.ack_pending.is_some() || owed.contains(id));
     }
 
-    fn to_checker(&mut self, w: CheckWork) {
+    fn send_to_checker(&mut self, w: CheckWork) {
         if let Some(c) = &self.check {
             c.send(w);
         }

@@ -89,6 +89,9 @@ pub struct Rows {
     args_def: Vec<i16>,
     /// Repetition levels of `args`: 0 starts a row's list.
     args_rep: Vec<i16>,
+    /// Where each batch starts: (row, level), for splitting a commit
+    /// into parts at batch boundaries.
+    starts: Vec<(usize, usize)>,
 }
 
 impl Rows {
@@ -119,6 +122,7 @@ impl Rows {
 
     /// Starts `n` rows of `stream` (one batch).
     pub fn begin(&mut self, stream: &ByteArray, n: usize) {
+        self.starts.push((self.tseq.len(), self.args_def.len()));
         match self.stream.last_mut() {
             Some((s, k)) if s.data() == stream.data() => *k += n,
             _ => self.stream.push((stream.clone(), n)),
@@ -178,6 +182,71 @@ impl Rows {
         self.args.clear();
         self.args_def.clear();
         self.args_rep.clear();
+        self.starts.clear();
+    }
+
+    /// The rows as `k` parts of about equal size, cut at batch boundaries.
+    pub fn parts(&self, k: usize) -> Vec<Part<'_>> {
+        let mut cuts = vec![(0, 0)];
+        for i in 1..k {
+            let want = self.len() * i / k;
+            let j = self.starts.partition_point(|s| s.0 < want);
+            match self.starts.get(j) {
+                Some(&c) if c.0 > cuts.last().unwrap().0 => cuts.push(c),
+                _ => {}
+            }
+        }
+        cuts.push((self.len(), self.args_def.len()));
+        cuts.windows(2).map(|w| self.part(w[0], w[1])).collect()
+    }
+
+    fn part(&self, (r0, l0): (usize, usize), (r1, l1): (usize, usize)) -> Part<'_> {
+        // the stream runs that cover rows [r0, r1)
+        let mut stream = Vec::new();
+        let mut at = 0;
+        for (v, n) in &self.stream {
+            let (a, b) = (at.max(r0), (at + n).min(r1));
+            if a < b {
+                stream.push((v.clone(), b - a));
+            }
+            at += n;
+        }
+        let a0 = self.args_def[..l0].iter().filter(|&&d| d == 1).count();
+        let a1 = a0 + self.args_def[l0..l1].iter().filter(|&&d| d == 1).count();
+        Part {
+            stream,
+            thread: &self.thread[r0..r1],
+            tseq: &self.tseq[r0..r1],
+            ns: &self.ns[r0..r1],
+            ty: &self.ty[r0..r1],
+            types: &self.types,
+            args: &self.args[a0..a1],
+            args_def: &self.args_def[l0..l1],
+            args_rep: &self.args_rep[l0..l1],
+        }
+    }
+}
+
+/// A run of whole batches of a [`Rows`], written as one segment file.
+pub struct Part<'a> {
+    stream: Vec<(ByteArray, usize)>,
+    thread: &'a [i64],
+    tseq: &'a [i64],
+    ns: &'a [i64],
+    ty: &'a [u32],
+    types: &'a [(ByteArray, ByteArray)],
+    args: &'a [i64],
+    args_def: &'a [i16],
+    args_rep: &'a [i16],
+}
+
+impl Part<'_> {
+    pub fn len(&self) -> usize {
+        self.tseq.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tseq.is_empty()
     }
 }
 
@@ -247,27 +316,47 @@ impl SegmentWriter {
         format!("{id:08}.parquet")
     }
 
-    /// Writes `rows` as segment `id`, durably: a temporary file, fsync,
-    /// rename, fsync of the directory.  Returns the file's size.
-    pub fn write(&self, id: i64, rows: &Rows) -> Result<u64> {
+    /// Writes `rows` as segments `first`, `first + 1`, ...: one file per
+    /// part, the parts encoded on threads of their own (the committer is
+    /// the collector's busiest thread, and encoding is most of its work),
+    /// each file durable: a temporary file, fsync, rename; then one fsync
+    /// of the directory.  Returns each file's rows and size.
+    pub fn write(&self, first: i64, rows: &Rows, parts: usize) -> Result<Vec<(usize, u64)>> {
+        let parts = rows.parts(parts.max(1));
+        let results: Vec<Result<(usize, u64)>> = std::thread::scope(|sc| {
+            let handles: Vec<_> = parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| sc.spawn(move || self.write_one(first + i as i64, p)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::new("segment encoder panicked"))))
+                .collect()
+        });
+        let written = results.into_iter().collect::<Result<Vec<_>>>()?;
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .ctx(|| format!("fsync {}", self.dir.display()))?;
+        Ok(written)
+    }
+
+    fn write_one(&self, id: i64, part: &Part<'_>) -> Result<(usize, u64)> {
         let name = Self::file_name(id);
         let tmp = self.dir.join(format!(".tmp-{name}"));
         let path = self.dir.join(&name);
         let file = File::create(&tmp).ctx(|| tmp.display().to_string())?;
         let file = self
-            .encode(file, rows)
+            .encode(file, part)
             .ctx(|| format!("writing {}", tmp.display()))?;
         file.sync_all().ctx(|| format!("fsync {}", tmp.display()))?;
         let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
         drop(file);
         fs::rename(&tmp, &path).ctx(|| format!("renaming {} to {name}", tmp.display()))?;
-        File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .ctx(|| format!("fsync {}", self.dir.display()))?;
-        Ok(bytes)
+        Ok((part.len(), bytes))
     }
 
-    fn encode(&self, file: File, rows: &Rows) -> parquet::errors::Result<File> {
+    fn encode(&self, file: File, rows: &Part<'_>) -> parquet::errors::Result<File> {
         let mut w = SerializedFileWriter::new(file, self.schema.clone(), self.props.clone())?;
         let mut rg = w.next_row_group()?;
         let mut i = 0;
@@ -286,9 +375,9 @@ impl SegmentWriter {
                     }
                     0
                 }
-                1 => col.typed::<Int64Type>().write_batch(&rows.thread, None, None)?,
-                2 => col.typed::<Int64Type>().write_batch(&rows.tseq, None, None)?,
-                3 => col.typed::<Int64Type>().write_batch(&rows.ns, None, None)?,
+                1 => col.typed::<Int64Type>().write_batch(rows.thread, None, None)?,
+                2 => col.typed::<Int64Type>().write_batch(rows.tseq, None, None)?,
+                3 => col.typed::<Int64Type>().write_batch(rows.ns, None, None)?,
                 4 | 5 => {
                     let w = col.typed::<ByteArrayType>();
                     let mut chunk = Vec::with_capacity(4096);
@@ -304,9 +393,9 @@ impl SegmentWriter {
                     0
                 }
                 _ => col.typed::<Int64Type>().write_batch(
-                    &rows.args,
-                    Some(&rows.args_def),
-                    Some(&rows.args_rep),
+                    rows.args,
+                    Some(rows.args_def),
+                    Some(rows.args_rep),
                 )?,
             };
             col.close()?;
@@ -324,7 +413,7 @@ impl SegmentWriter {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let ours = name.ends_with(".parquet");
-            if ours && !committed.iter().any(|c| *c == name) {
+            if ours && !committed.contains(&name) {
                 fs::remove_file(e.path()).ctx(|| e.path().display().to_string())?;
                 removed.push(name);
             }
