@@ -10,7 +10,8 @@
 // defined in the module is traced in its body (callee side: indirect calls
 // are seen); any other is traced around each direct call of it (caller
 // side: an indirect call of it is not seen).  Without VIGIL_STREAM at run
-// time each traced point costs one load and a branch not taken.
+// time each traced point costs one load and a branch not taken, and a
+// function traced in its body pays it once, at entry.
 //
 // The records go in two phases around the assertion and monitor hooks, so
 // that at every point the record comes before the hooks placed there, and
@@ -20,7 +21,12 @@
 //                           hooks, inserted later before the same
 //                           instruction, land after the record)
 //   instrumentAfterHooks    callee-side entries, caller-side returns
-//                           (inserted before the hooks already there)
+//                           (inserted before the hooks already there);
+//                           then each callee-side traced function is
+//                           split in a traced copy and itself without
+//                           records, which tail-calls the copy when the
+//                           stream is on (TraceClone.cpp says why, and
+//                           why the hooks still run once, in order)
 //
 //===----------------------------------------------------------------------===//
 #ifndef VIGIL_PASS_TRACE_H

@@ -63,7 +63,8 @@ void emitRecord(const Producer &P, Instruction *Before, unsigned Id,
   IRBuilder<> B(Head);
   locate(B, Before);
   Value *IsOn = B.CreateICmpNE(B.CreateLoad(I8, P.On), B.getInt8(0));
-  B.CreateCondBr(IsOn, Check, Tail, MD.createUnlikelyBranchWeights());
+  B.CreateCondBr(IsOn, Check, Tail, MD.createUnlikelyBranchWeights())
+      ->setMetadata(RecordTag, MDNode::get(C, {}));
 
   unsigned N = 2 + Words.size();
   B.SetInsertPoint(Check);

@@ -8,6 +8,9 @@
 //   TracePlace.cpp where each record goes (function entry and returns,
 //                  around calls) in each phase
 //   TraceEmit.cpp  the inline producer written at one point
+//   TraceClone.cpp a callee-side traced function split in two: a traced
+//                  copy, and F reduced to a flag test, a tail call of the
+//                  copy and its body without records
 //
 //===----------------------------------------------------------------------===//
 #ifndef VIGIL_PASS_TRACE_INTERNAL_H
@@ -30,6 +33,10 @@ namespace vigil {
 namespace trace {
 
 constexpr unsigned MaxWords = 16; // VIGIL_STREAM_MAX_ARGS
+
+/// The metadata kind on each record's flag test (emitRecord), by which
+/// TraceClone.cpp finds the records of a function it splits.
+constexpr const char *RecordTag = "vigil.trace.record";
 
 /// One recorded argument: the IR parameter it comes from, how it widens to
 /// 64 bits, its type in the event table and its source name ("" unknown).
@@ -113,6 +120,9 @@ struct Tracer::Impl {
   void beforeHooks(trace::Traced &T);
   void afterHooks(trace::Traced &T);
   void declareEvents();
+  // TraceClone.cpp
+  bool split(trace::Traced &T);
+  void dispatch(llvm::Function &F, llvm::Function &Traced);
 };
 
 } // namespace vigil

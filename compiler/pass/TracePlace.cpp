@@ -158,6 +158,11 @@ bool Tracer::instrumentAfterHooks() {
   for (Traced &T : P->Fns)
     P->afterHooks(T);
   P->declareEvents();
+  // Last: the copies must be of functions instrumented in full
+  // (TraceClone.cpp).
+  for (Traced &T : P->Fns)
+    if (!T.CallerSide)
+      P->split(T);
   return true;
 }
 
