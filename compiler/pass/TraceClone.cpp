@@ -145,6 +145,14 @@ void Tracer::Impl::dispatch(Function &F, Function &Traced) {
   BasicBlock::iterator Pt = Entry.getFirstInsertionPt();
   while (isa<AllocaInst>(*Pt))
     ++Pt;
+  // A static alloca further down the entry block would land in a block
+  // that is not the entry, and become a dynamic one: it moves up too.
+  std::vector<AllocaInst *> Late;
+  for (Instruction &I : make_range(Pt, Entry.end()))
+    if (auto *AI = dyn_cast<AllocaInst>(&I); AI && AI->isStaticAlloca())
+      Late.push_back(AI);
+  for (AllocaInst *AI : Late)
+    AI->moveBefore(&*Pt);
   BasicBlock *Body = Entry.splitBasicBlock(Pt, "vigil.untraced");
   BasicBlock *Jump = BasicBlock::Create(C, "vigil.traced", &F, Body);
   Entry.getTerminator()->eraseFromParent();

@@ -16,7 +16,9 @@
 //  6. then instruments the calls and returns bound to automaton monitors
 //     (MonitorBindings.cpp, include/vigil/monitor.h);
 //  7. around these, the event stream's trace records (--vigil-trace,
-//     --vigil-trace-events; Trace.h says why in two phases).
+//     --vigil-trace-events; Trace.h says why in two phases), and last the
+//     split of each function traced in its body into a traced copy and
+//     itself without records (TraceClone.cpp).
 //
 // VIGIL_FAST_PATH=0 at link time makes every hook a runtime call.  Errors in
 // the assertions (an undefined automaton, a pattern over the limits) print
