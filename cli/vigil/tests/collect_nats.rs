@@ -170,6 +170,14 @@ impl Collector {
     }
 }
 
+/// A test that fails leaves no collector behind.
+impl Drop for Collector {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, sig: i32) -> i32;
