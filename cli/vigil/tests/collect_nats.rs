@@ -304,6 +304,24 @@ fn produce(addr: &str, stream: &str, batches: i64, n: u32, pause: Duration) {
     p.wait_ack(batches - 1);
 }
 
+/// A plain NATS publish (the text protocol), as anyone could send to the
+/// stream's subjects.
+fn publish_raw(port: u16, subject: &str, payload: &[u8]) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    s.write_all(b"CONNECT {\"verbose\":false}\r\n").unwrap();
+    s.write_all(format!("PUB {subject} {}\r\n", payload.len()).as_bytes()).unwrap();
+    s.write_all(payload).unwrap();
+    s.write_all(b"\r\nPING\r\n").unwrap();
+    while !String::from_utf8_lossy(&got).contains("PONG") {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "nats-server closed: {}", String::from_utf8_lossy(&got));
+        got.extend(&buf[..n]);
+    }
+}
+
 fn summary(store: &Path) -> serde_json::Value {
     let out = Command::new(VIGIL).args(["collect", "--summary", "--json", "--store"]).arg(store).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -419,6 +437,7 @@ fn a_member_killed_and_restarted_loses_and_duplicates_nothing() {
     threads.into_iter().for_each(|t| t.join().unwrap());
     let (code, _, err) = m.wait(90);
     assert_eq!(code, 0, "first run: {first}\nrestarted: {err}");
+    eprintln!("the restarted member:\n{err}");
     let s = summary(&store);
     for st in &streams {
         let p = producers(&s).into_iter().find(|p| p["stream"] == st.as_str()).unwrap_or_else(|| panic!("{st}: {s}"));
@@ -495,6 +514,15 @@ fn check_on_a_member_reports_a_violation_that_went_through_nats() {
     )
     .unwrap();
     let ingest = Collector::ingest(t.path(), &nats.url(), &[]);
+    let until = Instant::now() + Duration::from_secs(20);
+    while !ingest.stderr().contains("publishing to JetStream") {
+        assert!(Instant::now() < until, "{}", ingest.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Not a document, first in the stream's partition: reported, skipped,
+    // the partition goes on.
+    let subject = format!("vigil.b.{}", partition("h:check:1", DEFAULT_PARTITIONS));
+    publish_raw(nats.port, &subject, b"not a BSON document");
     let m = Collector::member(t.path(), &nats.url(), "0/1", &["--check", bind.to_str().unwrap(), "--json", "--streams", "1"]);
     let mut p = Producer::connect(ingest.addr());
     p.send(&hello("h:check:1"));
@@ -516,6 +544,8 @@ fn check_on_a_member_reports_a_violation_that_went_through_nats() {
     assert_eq!(v[0]["event"], "unlock");
     assert_eq!(v[0]["key"], 0xabc);
     assert_eq!(v[0]["tseq"], 3);
+    assert!(err.contains(&format!("{subject} message 1 (producer stream not named): ")) && err.contains("; skipped"), "{err}");
+    assert!(err.contains("(1 skipped, 0 redelivered)"), "{err}");
     drop(p);
     let (code, _, err) = ingest.stop();
     assert_eq!(code, 0, "{err}");
