@@ -24,6 +24,7 @@ use vigil_trace::{Checker, Config};
 
 use crate::dot2c_cmd::{resolve_model, warn_unsupported};
 use crate::error::{Error, Result};
+use crate::install::Install;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckArgs {
@@ -71,12 +72,15 @@ pub fn resolve(model: Option<&Path>, bind: Option<&Path>) -> Result<(PathBuf, Pa
             Ok((model_path, bind_path))
         }
         (None, Some(b)) => match Binding::model_path(b).map_err(bad)? {
-            // Not next to the binding: the model of that name vigil ships
-            // (as vigil-cc --vigil-monitor finds it).
-            Some(m) if !m.is_file() => Ok((
-                crate::monitor_c::binding_model(b).map_err(|e| Error::setup(e.message))?,
-                b.to_path_buf(),
-            )),
+            // Not next to the binding: the model of that name vigil ships,
+            // if there is one (as vigil-cc --vigil-monitor finds it).
+            Some(m) if !m.is_file() => {
+                let shipped = m
+                    .file_name()
+                    .and_then(|f| Install::locate().ok().map(|i| i.models_dir().join(f)))
+                    .filter(|p| p.is_file());
+                Ok((shipped.unwrap_or(m), b.to_path_buf()))
+            }
             Some(m) => Ok((m, b.to_path_buf())),
             None => Err(Error::setup(format!(
                 "{}: no `model` line: name the model on the command line, `vigil check MODEL --bind {}`",
