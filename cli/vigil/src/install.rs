@@ -211,6 +211,31 @@ pub fn clang_from_env() -> Result<PathBuf> {
     find_clang(clang.as_deref(), path.as_deref())
 }
 
+
+/// A helper program shipped next to the running `vigil` (the eBPF loaders
+/// `vigil-bpf-monitor`, `vigil-bpf-record`), or the path in `$var`.
+/// `what` names it in the error when it was not built.
+pub fn sibling_program(name: &str, var: &str, what: &str) -> Result<PathBuf> {
+    if let Some(p) = env::var_os(var).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = env::current_exe()
+        .map_err(|e| Error::setup(format!("cannot find the vigil executable: {e}")))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let path = exe
+        .parent()
+        .map(|d| d.join(name))
+        .ok_or_else(|| Error::setup("cannot find the directory of the vigil executable"))?;
+    if !path.is_file() {
+        return Err(Error::setup(format!(
+            "{what} is not built: {} not found (`make build` builds it on a kernel with \
+             /sys/kernel/btf/vmlinux and with bpftool, libbpf-dev and libelf-dev installed)",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

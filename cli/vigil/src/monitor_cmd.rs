@@ -276,24 +276,7 @@ pub fn spec(model: &Model, binding: &Binding, instances: u32) -> String {
 
 /// `vigil-bpf-monitor` next to the running `vigil` (or `$VIGIL_BPF_MONITOR`).
 pub fn loader_path() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os(LOADER_VAR).filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::setup(format!("cannot find the vigil executable: {e}")))?;
-    let exe = exe.canonicalize().unwrap_or(exe);
-    let path = exe
-        .parent()
-        .map(|d| d.join(LOADER))
-        .ok_or_else(|| Error::setup("cannot find the directory of the vigil executable"))?;
-    if !path.is_file() {
-        return Err(Error::setup(format!(
-            "the eBPF monitor is not built: {} not found (`make build` builds it on a kernel \
-             with /sys/kernel/btf/vmlinux and with bpftool, libbpf-dev and libelf-dev installed)",
-            path.display()
-        )));
-    }
-    Ok(path)
+    crate::install::sibling_program(LOADER, LOADER_VAR, "the eBPF monitor")
 }
 
 fn write_spec_file(text: &str) -> Result<PathBuf> {
