@@ -129,9 +129,24 @@ char *lu_find_library(const char *lib)
 	return p;
 }
 
-/* Looks for a defined function symbol in one symbol table section. */
-static bool find_in_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
-			   uint64_t *size)
+Elf *lu_elf_begin(const char *path, int *fd)
+{
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!e)
+		close(*fd);
+	return e;
+}
+
+/* lu_elf_functions over one symbol table section. */
+static bool functions_in_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, lu_elf_function_fn fn,
+				void *ctx)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 
@@ -149,46 +164,64 @@ static bool find_in_symtab(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char
 		    sym.st_value == 0)
 			continue;
 		s = elf_strptr(e, sh->sh_link, sym.st_name);
-		if (s && !strcmp(s, name)) {
-			*size = sym.st_size;
+		if (s && fn(ctx, s, &sym))
 			return true;
-		}
 	}
 	return false;
 }
 
-int lu_elf_function(const char *path, const char *name, uint64_t *size)
+bool lu_elf_functions(Elf *e, lu_elf_function_fn fn, void *ctx)
 {
 	Elf_Scn *scn = NULL;
-	bool found = false;
-	Elf *e;
-	int fd;
 
-	*size = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return LU_ELF_NOT_ELF;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return LU_ELF_NOT_ELF;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
-		close(fd);
-		return LU_ELF_NOT_ELF;
-	}
-	while (!found && (scn = elf_nextscn(e, scn))) {
+	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			found = find_in_symtab(e, scn, &sh, name, size);
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+		    functions_in_symtab(e, scn, &sh, fn, ctx))
+			return true;
 	}
+	return false;
+}
+
+struct function_query {
+	const char *name;
+	uint64_t *size;
+};
+
+static bool is_function(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct function_query *q = ctx;
+
+	if (strcmp(name, q->name))
+		return false;
+	*q->size = sym->st_size;
+	return true;
+}
+
+int lu_elf_function(const char *path, const char *name, uint64_t *size)
+{
+	struct function_query q = { name, size };
+	int fd, ret = LU_ELF_NOT_ELF;
+	Elf *e;
+
+	*size = 0;
+	e = lu_elf_begin(path, &fd);
+	if (!e)
+		return LU_ELF_NOT_ELF;
+	if (elf_kind(e) == ELF_K_ELF)
+		ret = lu_elf_functions(e, is_function, &q) ? LU_ELF_FOUND : LU_ELF_NO_FUNC;
 	elf_end(e);
 	close(fd);
-	return found ? LU_ELF_FOUND : LU_ELF_NO_FUNC;
+	return ret;
 }
 
 pid_t lu_child_start(char **argv, int *gate)
+{
+	return lu_child_start_out(argv, gate, -1);
+}
+
+pid_t lu_child_start_out(char **argv, int *gate, int out_fd)
 {
 	int fds[2];
 	pid_t pid;
@@ -204,6 +237,8 @@ pid_t lu_child_start(char **argv, int *gate)
 		close(fds[1]);
 		/* EOF (the loader died before attaching) runs nothing. */
 		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: error: cannot run %s: %s\n", lu_prog_name, argv[0], strerror(errno));

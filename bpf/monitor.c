@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,50 +36,18 @@
 #include <linux/types.h>
 
 #define VIGIL_FIELDS_TABLE
+#include "loader_util.h"
 #include "monitor.h"
 #include "symbolizer.h"
 #include "monitor.skel.h"
 
 #define EXIT_OK 0
 #define EXIT_VIOLATIONS 1
-#define EXIT_ERROR 2
+#define EXIT_ERROR LU_EXIT_ERROR
 
 #define SAVE_ARGS 0x80000000u
 #define DEFAULT_INSTANCES 65536
 #define MAX_INSTANCES (1u << 22)
-
-static const char *prog_name = "vigil monitor";
-
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: error: ", prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_ERROR);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
 
 /* ------------------------------------------------------------------------
  * The compiled-monitor spec (format: bpf/README.md)
@@ -152,7 +119,7 @@ static void spec_error(const struct spec *s, int line, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: error: %s:%d: ", prog_name, s->file, line);
+	fprintf(stderr, "%s: error: %s:%d: ", lu_prog_name, s->file, line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -240,12 +207,12 @@ static int find_tracepoint(const char *text)
 
 static void parse_source(struct spec *s, struct spec_rule *r, const char *text)
 {
-	r->source_text = xstrdup(text);
+	r->source_text = lu_xstrdup(text);
 	if (!strncmp(text, "tp:", 3)) {
 		const char *colon = strchr(text + 3, ':');
 
 		r->kind = SRC_TP;
-		r->tp_name = xstrdup(colon ? colon + 1 : text + 3);
+		r->tp_name = lu_xstrdup(colon ? colon + 1 : text + 3);
 		if (!is_ident(r->tp_name))
 			spec_error(s, r->spec_line, "`%s` is not a tracepoint name", text + 3);
 		/* A tracepoint vigil has no handler for is an error only after
@@ -270,11 +237,11 @@ static void parse_source(struct spec *s, struct spec_rule *r, const char *text)
 
 	if (colon) {
 		r->lib = strndup(rest, colon - rest);
-		r->func = xstrdup(colon + 1);
+		r->func = lu_xstrdup(colon + 1);
 		if (!*r->lib)
 			spec_error(s, r->spec_line, "empty library in `%s`", text);
 	} else {
-		r->func = xstrdup(rest);
+		r->func = lu_xstrdup(rest);
 	}
 	if (!is_ident(r->func))
 		spec_error(s, r->spec_line, "`%s` is not a function name", r->func);
@@ -359,10 +326,10 @@ static void parse_spec(struct spec *s, const char *path)
 	s->scope = -1;
 	s->instances = DEFAULT_INSTANCES;
 	if (!f)
-		die("cannot read the monitor spec %s: %s", path, strerror(errno));
-	s->states = xcalloc(VIGIL_MAX_STATES + 1, sizeof(char *));
-	s->final = xcalloc(VIGIL_MAX_STATES + 1, sizeof(bool));
-	s->events = xcalloc(VIGIL_MAX_EVENTS + 1, sizeof(char *));
+		lu_die("cannot read the monitor spec %s: %s", path, strerror(errno));
+	s->states = lu_xcalloc(VIGIL_MAX_STATES + 1, sizeof(char *));
+	s->final = lu_xcalloc(VIGIL_MAX_STATES + 1, sizeof(bool));
+	s->events = lu_xcalloc(VIGIL_MAX_EVENTS + 1, sizeof(char *));
 
 	while (getline(&line, &cap, f) >= 0) {
 		char *w[64];
@@ -386,11 +353,11 @@ static void parse_spec(struct spec *s, const char *path)
 			continue;
 		}
 		if (!strcmp(w[0], "name") && n == 2) {
-			s->name = xstrdup(w[1]);
+			s->name = lu_xstrdup(w[1]);
 		} else if (!strcmp(w[0], "model") && n >= 2) {
-			s->model = xstrdup(rest_of_line(line, "model"));
+			s->model = lu_xstrdup(rest_of_line(line, "model"));
 		} else if (!strcmp(w[0], "binding") && n >= 2) {
-			s->binding = xstrdup(rest_of_line(line, "binding"));
+			s->binding = lu_xstrdup(rest_of_line(line, "binding"));
 		} else if (!strcmp(w[0], "scope") && n == 2) {
 			s->scope = -1;
 			for (int i = 0; i < 4; i++)
@@ -412,7 +379,7 @@ static void parse_spec(struct spec *s, const char *path)
 			if (s->nstates == VIGIL_MAX_STATES)
 				spec_error(s, lineno, "too many states (at most %d)", VIGIL_MAX_STATES);
 			s->final[s->nstates] = n == 3;
-			s->states[s->nstates++] = xstrdup(w[1]);
+			s->states[s->nstates++] = lu_xstrdup(w[1]);
 		} else if (!strcmp(w[0], "event") && n == 2) {
 			if (!is_ident(w[1]) || !strcmp(w[1], "forget"))
 				spec_error(s, lineno, "`%s` is not an event name", w[1]);
@@ -420,25 +387,21 @@ static void parse_spec(struct spec *s, const char *path)
 				spec_error(s, lineno, "event `%s` declared twice", w[1]);
 			if (s->nevents == VIGIL_MAX_EVENTS)
 				spec_error(s, lineno, "too many events (at most %d)", VIGIL_MAX_EVENTS);
-			s->events[s->nevents++] = xstrdup(w[1]);
+			s->events[s->nevents++] = lu_xstrdup(w[1]);
 		} else if (!strcmp(w[0], "transition") && n == 4) {
 			if (ntrans == captrans) {
 				captrans = captrans ? 2 * captrans : 64;
-				trans = realloc(trans, captrans * sizeof(*trans));
-				if (!trans)
-					die("out of memory");
+				trans = lu_xrealloc(trans, captrans * sizeof(*trans));
 			}
-			trans[ntrans++] = (struct pending_trans){ xstrdup(w[1]), xstrdup(w[2]), xstrdup(w[3]),
-								  lineno };
+			trans[ntrans++] = (struct pending_trans){ lu_xstrdup(w[1]), lu_xstrdup(w[2]),
+								  lu_xstrdup(w[3]), lineno };
 		} else if (!strcmp(w[0], "rule")) {
 			if (s->nrules == caprules) {
 				caprules = caprules ? 2 * caprules : 16;
-				rule_lines = realloc(rule_lines, caprules * sizeof(char *));
-				rule_linenos = realloc(rule_linenos, caprules * sizeof(int));
-				if (!rule_lines || !rule_linenos)
-					die("out of memory");
+				rule_lines = lu_xrealloc(rule_lines, caprules * sizeof(char *));
+				rule_linenos = lu_xrealloc(rule_linenos, caprules * sizeof(int));
 			}
-			rule_lines[s->nrules] = xstrdup(line);
+			rule_lines[s->nrules] = lu_xstrdup(line);
 			rule_linenos[s->nrules++] = lineno;
 		} else {
 			spec_error(s, lineno, "cannot parse `%s`", rest_of_line(line, ""));
@@ -454,7 +417,7 @@ static void parse_spec(struct spec *s, const char *path)
 	if (!s->model)
 		spec_error(s, lineno, "no `model` line");
 	if (!s->binding)
-		s->binding = xstrdup("(no binding)");
+		s->binding = lu_xstrdup("(no binding)");
 	if (s->scope < 0)
 		spec_error(s, lineno, "no `scope` line");
 	if (s->nstates == 0)
@@ -462,7 +425,7 @@ static void parse_spec(struct spec *s, const char *path)
 	if (s->nevents == 0)
 		spec_error(s, lineno, "no events");
 
-	s->table = xcalloc((size_t)s->nstates * s->nevents, sizeof(int));
+	s->table = lu_xcalloc((size_t)s->nstates * s->nevents, sizeof(int));
 	for (int i = 0; i < s->nstates * s->nevents; i++)
 		s->table[i] = -1;
 	for (int i = 0; i < ntrans; i++) {
@@ -487,7 +450,7 @@ static void parse_spec(struct spec *s, const char *path)
 
 	if (s->nrules == 0)
 		spec_error(s, lineno, "no rules: nothing feeds the model's events");
-	s->rules = xcalloc(s->nrules, sizeof(struct spec_rule));
+	s->rules = lu_xcalloc(s->nrules, sizeof(struct spec_rule));
 	for (int i = 0; i < s->nrules; i++) {
 		struct spec_rule *r = &s->rules[i];
 		char *w[64];
@@ -526,7 +489,7 @@ static void parse_spec(struct spec *s, const char *path)
 			if (s->scope != VIGIL_SCOPE_GLOBAL)
 				spec_error(s, r->spec_line, "a %s-scope rule needs a key", scope_names[s->scope]);
 		} else {
-			r->key_name = xstrdup(w[5] + 4);
+			r->key_name = lu_xstrdup(w[5] + 4);
 		}
 		k = 6;
 		if (k < n) {
@@ -540,7 +503,7 @@ static void parse_spec(struct spec *s, const char *path)
 					spec_error(s, r->spec_line, "too many conditions (at most %d)", VIGIL_MAX_CONDS);
 				struct spec_cond *c = &r->cond[r->ncond++];
 
-				c->field_name = xstrdup(w[k]);
+				c->field_name = lu_xstrdup(w[k]);
 				c->op = -1;
 				for (int o = 0; o < 6; o++)
 					if (!strcmp(w[k + 1], op_names[o]))
@@ -610,76 +573,8 @@ static const char *event_name(const struct spec *s, int ev)
 }
 
 /* ------------------------------------------------------------------------
- * Finding files and ELF symbols
+ * ELF symbols (finding files: loader_util.c)
  */
-
-static bool is_file(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* A program name (no '/') through $PATH. */
-static char *find_in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (strchr(name, '/'))
-		return realpath(name, NULL);
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t len = end ? (size_t)(end - path) : strlen(path);
-
-		if (len && len + strlen(name) + 2 < sizeof(buf)) {
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, name);
-			if (is_file(buf) && access(buf, X_OK) == 0)
-				return realpath(buf, NULL);
-		}
-		path += len + (end ? 1 : 0);
-	}
-	return NULL;
-}
-
-#if defined(__x86_64__)
-#define MULTIARCH "x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define MULTIARCH "aarch64-linux-gnu"
-#else
-#define MULTIARCH ""
-#endif
-
-/* A shared library (`libc.so.6`) through the usual directories. */
-static char *find_library(const char *lib)
-{
-	const char *dirs[] = { "/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64",
-			       "/lib", "/usr/lib", "/usr/local/lib" };
-	const char *ld = getenv("LD_LIBRARY_PATH");
-	char buf[PATH_MAX];
-
-	if (strchr(lib, '/'))
-		return is_file(lib) ? realpath(lib, NULL) : NULL;
-	while (ld && *ld) {
-		const char *end = strchr(ld, ':');
-		size_t len = end ? (size_t)(end - ld) : strlen(ld);
-
-		if (len) {
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, ld, lib);
-			if (is_file(buf))
-				return realpath(buf, NULL);
-		}
-		ld += len + (end ? 1 : 0);
-	}
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(buf, sizeof(buf), "%s/%s", dirs[i], lib);
-		if (is_file(buf))
-			return realpath(buf, NULL);
-	}
-	return NULL;
-}
 
 struct elf_sym {
 	uint64_t addr, size;
@@ -710,15 +605,36 @@ static int sym_cmp(const void *a, const void *b)
 static struct elf_info elf_cache[MAX_ELF_CACHE];
 static int elf_ncache;
 
+struct elf_syms {
+	struct elf_info *info;
+	int cap;
+};
+
+/* lu_elf_functions' callback: a named STT_FUNC symbol into the table. */
+static bool add_function(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct elf_syms *t = ctx;
+	struct elf_info *info = t->info;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !*name)
+		return false;
+	if (info->nsyms == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		info->syms = lu_xrealloc(info->syms, t->cap * sizeof(*info->syms));
+	}
+	info->syms[info->nsyms++] = (struct elf_sym){ sym->st_value, sym->st_size, lu_xstrdup(name) };
+	return false;
+}
+
 /* The function symbols (.symtab and .dynsym) and loadable segments of an
- * ELF file, cached. */
+ * ELF file, cached.  A file libelf opens that is not ELF is ok, with none. */
 static struct elf_info *elf_load(const char *path)
 {
 	struct elf_info *info;
+	struct elf_syms t;
 	Elf *e;
-	Elf_Scn *scn = NULL;
 	size_t nph;
-	int fd, cap = 0;
+	int fd;
 
 	for (int i = 0; i < elf_ncache; i++)
 		if (!strcmp(elf_cache[i].path, path))
@@ -727,17 +643,10 @@ static struct elf_info *elf_load(const char *path)
 		return NULL;
 	info = &elf_cache[elf_ncache++];
 	memset(info, 0, sizeof(*info));
-	info->path = xstrdup(path);
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	info->path = lu_xstrdup(path);
+	e = lu_elf_begin(path, &fd);
+	if (!e)
 		return info;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return info;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e) {
-		close(fd);
-		return info;
-	}
 	if (elf_getphdrnum(e, &nph) == 0) {
 		for (size_t i = 0; i < nph && info->nsegs < 16; i++) {
 			GElf_Phdr ph;
@@ -747,35 +656,8 @@ static struct elf_info *elf_load(const char *path)
 					(struct elf_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
 		}
 	}
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !sh.sh_entsize)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    sym.st_value == 0 || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (info->nsyms == cap) {
-				cap = cap ? 2 * cap : 256;
-				info->syms = realloc(info->syms, cap * sizeof(*info->syms));
-				if (!info->syms)
-					die("out of memory");
-			}
-			info->syms[info->nsyms++] =
-				(struct elf_sym){ sym.st_value, sym.st_size, xstrdup(name) };
-		}
-	}
+	t = (struct elf_syms){ info, 0 };
+	lu_elf_functions(e, add_function, &t);
 	elf_end(e);
 	close(fd);
 	qsort(info->syms, info->nsyms, sizeof(*info->syms), sym_cmp);
@@ -871,17 +753,15 @@ static void load_kallsyms(void)
 			continue;
 		if (nksyms == cap) {
 			cap = cap ? 2 * cap : 65536;
-			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
-			if (!ksyms)
-				die("out of memory");
+			ksyms = lu_xrealloc(ksyms, cap * sizeof(*ksyms));
 		}
 		if (n == 4 && mod[0] == '[') {
 			char buf[400];
 
 			snprintf(buf, sizeof(buf), "%s %s", name, mod);
-			ksyms[nksyms++] = (struct ksym){ addr, xstrdup(buf) };
+			ksyms[nksyms++] = (struct ksym){ addr, lu_xstrdup(buf) };
 		} else {
-			ksyms[nksyms++] = (struct ksym){ addr, xstrdup(name) };
+			ksyms[nksyms++] = (struct ksym){ addr, lu_xstrdup(name) };
 		}
 	}
 	fclose(f);
@@ -971,9 +851,7 @@ static void read_maps(uint32_t tgid, struct proc_maps *m)
 			continue;
 		if (m->n == cap) {
 			cap = cap ? 2 * cap : 64;
-			m->ents = realloc(m->ents, cap * sizeof(*m->ents));
-			if (!m->ents)
-				die("out of memory");
+			m->ents = lu_xrealloc(m->ents, cap * sizeof(*m->ents));
 		}
 		struct map_ent *me = &m->ents[m->n++];
 
@@ -1139,6 +1017,7 @@ static volatile sig_atomic_t exiting;
 static bool stop_seen;
 static unsigned long long nreports;
 static pid_t child = -1;
+static int child_gate = -1; /* releases the command (lu_child_start) */
 static char *binary_path; /* resolved --binary / command */
 
 static void json_str(FILE *out, const char *s)
@@ -1377,56 +1256,6 @@ static int handle_violation(void *ctx, void *data, size_t size)
 }
 
 /* ------------------------------------------------------------------------
- * libbpf messages: kept, and shown when loading fails
- */
-
-static char *libbpf_log;
-static size_t libbpf_log_len, libbpf_log_cap;
-static bool bpf_debug;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char buf[4096];
-	int n;
-
-	if (bpf_debug)
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (n < 0)
-		return n;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	if (libbpf_log_len + n + 1 > libbpf_log_cap) {
-		libbpf_log_cap = (libbpf_log_len + n + 1) * 2;
-		libbpf_log = realloc(libbpf_log, libbpf_log_cap);
-		if (!libbpf_log)
-			die("out of memory");
-	}
-	memcpy(libbpf_log + libbpf_log_len, buf, n + 1);
-	libbpf_log_len += n;
-	return n;
-}
-
-/* The last lines of libbpf's messages (the verifier log can be long). */
-static void print_libbpf_log(void)
-{
-	const char *p;
-	int lines = 0;
-
-	if (!libbpf_log_len)
-		return;
-	p = libbpf_log + libbpf_log_len;
-	while (p > libbpf_log && lines < 40)
-		if (*--p == '\n')
-			lines++;
-	fprintf(stderr, "libbpf says:\n%s", p == libbpf_log ? p : p + 1);
-	if (libbpf_log[libbpf_log_len - 1] != '\n')
-		fputc('\n', stderr);
-}
-
-/* ------------------------------------------------------------------------
  * Setup
  */
 
@@ -1463,7 +1292,7 @@ static void parse_args(int argc, char **argv)
 
 			opt.duration = strtod(argv[++i], &end);
 			if (*end || end == argv[i] || opt.duration < 0)
-				die("--duration takes a number of seconds, not `%s`", argv[i]);
+				lu_die("--duration takes a number of seconds, not `%s`", argv[i]);
 		} else if (!strcmp(a, "--reactor") && i + 1 < argc) {
 			i++;
 			if (!strcmp(argv[i], "log"))
@@ -1471,7 +1300,7 @@ static void parse_args(int argc, char **argv)
 			else if (!strcmp(argv[i], "stop"))
 				opt.stop = true;
 			else
-				die("unknown reactor `%s` (log or stop)", argv[i]);
+				lu_die("unknown reactor `%s` (log or stop)", argv[i]);
 		} else if (!strcmp(a, "--binary") && i + 1 < argc) {
 			opt.binary = argv[++i];
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -1479,19 +1308,19 @@ static void parse_args(int argc, char **argv)
 			exit(0);
 		} else if (a[0] == '-' && a[1]) {
 			usage(stderr);
-			die("unknown or incomplete option `%s`", a);
+			lu_die("unknown or incomplete option `%s`", a);
 		} else if (!opt.spec) {
 			opt.spec = a;
 		} else {
 			usage(stderr);
-			die("unexpected argument `%s` (a command goes after `--`)", a);
+			lu_die("unexpected argument `%s` (a command goes after `--`)", a);
 		}
 	}
 	if (i < argc)
 		opt.command = &argv[i];
 	if (!opt.spec) {
 		usage(stderr);
-		die("no monitor spec given");
+		lu_die("no monitor spec given");
 	}
 }
 
@@ -1508,9 +1337,9 @@ static void check_tracepoints(void)
 		return;
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
-		die("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; "
-		    "vigil monitor needs a kernel built with CONFIG_DEBUG_INFO_BTF",
-		    strerror(errno));
+		lu_die("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s; "
+		       "vigil monitor needs a kernel built with CONFIG_DEBUG_INFO_BTF",
+		       strerror(errno));
 	for (int i = 0; i < spec.nrules; i++) {
 		const struct spec_rule *r = &spec.rules[i];
 		char name[128];
@@ -1521,7 +1350,7 @@ static void check_tracepoints(void)
 		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0)
 			continue;
 		fprintf(stderr, "%s: error: this kernel has no tracepoint %s (needed by event %s, %s)\n",
-			prog_name, r->tp_name, event_name(&spec, r->event), where(r, loc, sizeof(loc)));
+			lu_prog_name, r->tp_name, event_name(&spec, r->event), where(r, loc, sizeof(loc)));
 		missing++;
 	}
 	btf__free(btf);
@@ -1540,68 +1369,29 @@ static void resolve_uprobes(void)
 		struct elf_info *info;
 
 		if (u->lib) {
-			u->path = find_library(u->lib);
+			u->path = lu_find_library(u->lib);
 			if (!u->path)
-				die("cannot find library %s for %s (%s)", u->lib, r->source_text,
-				    where(r, loc, sizeof(loc)));
+				lu_die("cannot find library %s for %s (%s)", u->lib, r->source_text,
+				       where(r, loc, sizeof(loc)));
 		} else {
 			if (!binary_path)
-				die("%s needs the binary it is in: give --binary PATH, or a command after -- (%s)",
-				    r->source_text, where(r, loc, sizeof(loc)));
+				lu_die("%s needs the binary it is in: give --binary PATH, or a command after -- (%s)",
+				       r->source_text, where(r, loc, sizeof(loc)));
 			u->path = binary_path;
 		}
 		info = elf_load(u->path);
 		if (!info || !info->ok)
-			die("cannot read %s as an ELF file (for %s, %s)", u->path, r->source_text,
-			    where(r, loc, sizeof(loc)));
+			lu_die("cannot read %s as an ELF file (for %s, %s)", u->path, r->source_text,
+			       where(r, loc, sizeof(loc)));
 		if (!elf_find_func(info, u->func))
-			die("function %s not found in %s (needed by %s, %s)", u->func, u->path, r->source_text,
-			    where(r, loc, sizeof(loc)));
+			lu_die("function %s not found in %s (needed by %s, %s)", u->func, u->path,
+			       r->source_text, where(r, loc, sizeof(loc)));
 	}
 }
 
 static struct bpf_program *find_prog(const char *name)
 {
 	return bpf_object__find_program_by_name(skel->obj, name);
-}
-
-/* Fork the command stopped before exec; it runs once `release_child`. */
-static int child_gate = -1;
-
-static void start_child(void)
-{
-	int fds[2];
-
-	if (pipe2(fds, O_CLOEXEC))
-		die("pipe: %s", strerror(errno));
-	child = fork();
-	if (child < 0)
-		die("fork: %s", strerror(errno));
-	if (child == 0) {
-		char c;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
-		/* Standard output stays JSON Lines: the command writes to stderr. */
-		if (opt.json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(127);
-		execvp(opt.command[0], opt.command);
-		fprintf(stderr, "%s: error: cannot run %s: %s\n", prog_name, opt.command[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	child_gate = fds[1];
-}
-
-static void release_child(void)
-{
-	if (child_gate >= 0) {
-		if (write(child_gate, "g", 1) != 1)
-			die("cannot start the command: %s", strerror(errno));
-		close(child_gate);
-		child_gate = -1;
-	}
 }
 
 static double now_s(void)
@@ -1623,22 +1413,25 @@ int main(int argc, char **argv)
 	double t0, elapsed;
 	int child_status = -1;
 	char loc[PATH_MAX + 32];
+	const char *debug = getenv("VIGIL_BPF_DEBUG");
 
+	lu_prog_name = "vigil monitor";
 	parse_args(argc, argv);
-	bpf_debug = getenv("VIGIL_BPF_DEBUG") && *getenv("VIGIL_BPF_DEBUG") &&
-		    strcmp(getenv("VIGIL_BPF_DEBUG"), "0");
 	parse_spec(&spec, opt.spec);
 	if (opt.unlink_spec)
 		unlink(opt.spec);
 
 	if (opt.binary) {
-		binary_path = find_in_path(opt.binary);
-		if (!binary_path || !is_file(binary_path))
-			die("--binary %s: no such file", opt.binary);
-	} else if (opt.command && spec.nuprobes) {
-		binary_path = find_in_path(opt.command[0]);
+		binary_path = lu_find_in_path(opt.binary);
 		if (!binary_path)
-			die("cannot find the command %s", opt.command[0]);
+			lu_die("--binary %s: no such file", opt.binary);
+	} else if (opt.command && spec.nuprobes) {
+		/* A command given as a path is taken as it is, even when it is not
+		 * a regular file: resolve_uprobes then says it is not ELF. */
+		binary_path = strchr(opt.command[0], '/') ? realpath(opt.command[0], NULL)
+							  : lu_find_in_path(opt.command[0]);
+		if (!binary_path)
+			lu_die("cannot find the command %s", opt.command[0]);
 	}
 
 	check_tracepoints();
@@ -1670,19 +1463,19 @@ int main(int argc, char **argv)
 	}
 
 	if (geteuid() != 0)
-		die("vigil monitor loads eBPF programs and needs root (CAP_BPF and CAP_PERFMON); "
-		    "run it with sudo");
+		lu_die("vigil monitor loads eBPF programs and needs root (CAP_BPF and CAP_PERFMON); "
+		       "run it with sudo");
 
-	libbpf_set_print(libbpf_print);
+	lu_libbpf_log_init(debug && *debug && strcmp(debug, "0"));
 
 	skel = monitor_bpf__open();
 	if (!skel) {
-		print_libbpf_log();
-		die("cannot open the BPF object: %s", strerror(errno));
+		lu_libbpf_log_print();
+		lu_die("cannot open the BPF object: %s", strerror(errno));
 	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
-		die("cannot count the possible cpus");
+		lu_die("cannot count the possible cpus");
 	skel->rodata->nevents = spec.nevents;
 	skel->rodata->scope = spec.scope;
 	skel->rodata->has_start_rules = spec.has_start_rules;
@@ -1703,7 +1496,7 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "tp_%s", vigil_tracepoints[t].name);
 		p = find_prog(name);
 		if (!p)
-			die("internal error: no BPF program %s", name);
+			lu_die("internal error: no BPF program %s", name);
 		bpf_program__set_autoload(p, used_tp[t]);
 	}
 	bpf_program__set_autoload(skel->progs.uprobe_call, any_call || any_return);
@@ -1711,8 +1504,8 @@ int main(int argc, char **argv)
 
 	err = monitor_bpf__load(skel);
 	if (err) {
-		print_libbpf_log();
-		die("cannot load the BPF monitor: %s", strerror(-err));
+		lu_libbpf_log_print();
+		lu_die("cannot load the BPF monitor: %s", strerror(-err));
 	}
 
 	/* The model and the rules. */
@@ -1721,14 +1514,14 @@ int main(int argc, char **argv)
 		__u8 fin = spec.final[st];
 
 		if (bpf_map__update_elem(skel->maps.finals, &k, sizeof(k), &fin, sizeof(fin), BPF_ANY))
-			die("cannot fill the final-state map: %s", strerror(errno));
+			lu_die("cannot fill the final-state map: %s", strerror(errno));
 		for (int e = 0; e < spec.nevents; e++) {
 			__u32 idx = st * spec.nevents + e;
 			__u16 next = spec.table[idx] < 0 ? VIGIL_INVALID : spec.table[idx];
 
 			if (bpf_map__update_elem(skel->maps.transitions, &idx, sizeof(idx), &next, sizeof(next),
 						 BPF_ANY))
-				die("cannot fill the transition map: %s", strerror(errno));
+				lu_die("cannot fill the transition map: %s", strerror(errno));
 		}
 	}
 	for (int slot = 0; slot < VIGIL_NR_SOURCES; slot++) {
@@ -1757,15 +1550,16 @@ int main(int argc, char **argv)
 		if (!rs.n)
 			continue;
 		if (bpf_map__update_elem(skel->maps.rules, &k, sizeof(k), &rs, sizeof(rs), BPF_ANY))
-			die("cannot fill the rule map: %s", strerror(errno));
+			lu_die("cannot fill the rule map: %s", strerror(errno));
 	}
 
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.violations), handle_violation, NULL, NULL);
 	if (!rb)
-		die("cannot open the ring buffer: %s", strerror(errno));
+		lu_die("cannot open the ring buffer: %s", strerror(errno));
 
+	/* Standard output stays JSON Lines: the command writes to stderr. */
 	if (opt.command)
-		start_child();
+		child = lu_child_start_out(opt.command, &child_gate, opt.json ? STDERR_FILENO : -1);
 
 	/* Attach. */
 	for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++) {
@@ -1778,8 +1572,8 @@ int main(int argc, char **argv)
 		l = bpf_program__attach(find_prog(name));
 		if (!l) {
 			err = -errno;
-			print_libbpf_log();
-			die("cannot attach to tracepoint %s: %s", vigil_tracepoints[t].name, strerror(-err));
+			lu_libbpf_log_print();
+			lu_die("cannot attach to tracepoint %s: %s", vigil_tracepoints[t].name, strerror(-err));
 		}
 		links[nlinks++] = l;
 		snprintf(attached + strlen(attached), sizeof(attached) - strlen(attached), "%s%s",
@@ -1814,9 +1608,10 @@ int main(int argc, char **argv)
 		continue;
 uprobe_fail:
 		err = -errno;
-		print_libbpf_log();
-		die("cannot attach %s to %s in %s: %s (%s)", u->kind == SRC_CALL ? "a uprobe" : "a uretprobe",
-		    u->func, u->path, strerror(-err), where(r, loc, sizeof(loc)));
+		lu_libbpf_log_print();
+		lu_die("cannot attach %s to %s in %s: %s (%s)",
+		       u->kind == SRC_CALL ? "a uprobe" : "a uretprobe", u->func, u->path, strerror(-err),
+		       where(r, loc, sizeof(loc)));
 	}
 
 	/* After loading: the monitor's programs are in kallsyms too. */
@@ -1835,11 +1630,11 @@ uprobe_fail:
 	fprintf(stderr, "\n");
 
 	t0 = now_s();
-	release_child();
+	lu_child_release(&child_gate);
 	while (!exiting) {
 		err = ring_buffer__poll(rb, 100);
 		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "%s: error: reading the ring buffer: %s\n", prog_name, strerror(-err));
+			fprintf(stderr, "%s: error: reading the ring buffer: %s\n", lu_prog_name, strerror(-err));
 			break;
 		}
 		if (opt.duration > 0 && now_s() - t0 >= opt.duration)
@@ -1867,7 +1662,7 @@ uprobe_fail:
 
 	/* Summary. */
 	unsigned long long cnt[VIGIL_NR_COUNTERS] = { 0 };
-	__u64 *vals = xcalloc(ncpus, sizeof(__u64));
+	__u64 *vals = lu_xcalloc(ncpus, sizeof(__u64));
 
 	for (__u32 c = 0; c < VIGIL_NR_COUNTERS; c++) {
 		if (bpf_map__lookup_elem(skel->maps.counters, &c, sizeof(c), vals, ncpus * sizeof(__u64), 0))
@@ -1891,7 +1686,7 @@ uprobe_fail:
 		       cnt[VIGIL_CNT_SEEN], cnt[VIGIL_CNT_PROCESSED], violations, nreports,
 		       cnt[VIGIL_CNT_DROPS], cnt[VIGIL_CNT_STARTS], cnt[VIGIL_CNT_NOINST], elapsed,
 		       elapsed > 0 ? cnt[VIGIL_CNT_SEEN] / elapsed : 0.0, opt.stop ? "stop" : "log");
-		char *save, *tok, *copy = xstrdup(attached);
+		char *save, *tok, *copy = lu_xstrdup(attached);
 		bool first = true;
 
 		for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
@@ -1902,8 +1697,7 @@ uprobe_fail:
 		free(copy);
 		printf("]");
 		if (child_status >= 0)
-			printf(",\"command_status\":%d",
-			       WIFEXITED(child_status) ? WEXITSTATUS(child_status) : 128 + WTERMSIG(child_status));
+			printf(",\"command_status\":%d", lu_exit_status(child_status));
 		printf("}\n");
 	} else {
 		printf("vigil monitor: %s: %llu events seen, %llu processed, %llu violation%s, %llu dropped, "
@@ -1915,8 +1709,7 @@ uprobe_fail:
 		if (opt.stop && stop_seen)
 			printf("  stopped at the first violation (--reactor stop)\n");
 		if (child_status >= 0)
-			printf("  command %s exited with status %d\n", opt.command[0],
-			       WIFEXITED(child_status) ? WEXITSTATUS(child_status) : 128 + WTERMSIG(child_status));
+			printf("  command %s exited with status %d\n", opt.command[0], lu_exit_status(child_status));
 	}
 	fflush(stdout);
 	monitor_bpf__destroy(skel);
