@@ -15,7 +15,22 @@ use vigil::tempdir::TempDir;
 use vigil_collect::nats::subjects::{partition, DEFAULT_PARTITIONS};
 use vigil_stream::*;
 
-const VIGIL: &str = env!("CARGO_BIN_EXE_vigil");
+mod common;
+use common::*;
+
+/// `--listen 127.0.0.1:0 --nats URL ...`, once it listens.
+fn ingest(dir: &Path, url: &str, extra: &[&str]) -> Collector {
+    let mut args = vec!["--nats", url];
+    args.extend(extra);
+    Collector::listen(dir, &args)
+}
+
+/// `--nats URL --group g --member M ...`.
+fn member(dir: &Path, url: &str, m: &str, extra: &[&str]) -> Collector {
+    let mut args = vec!["--nats", url, "--group", "g", "--member", m, "--commit-ms", "20"];
+    args.extend(extra);
+    Collector::spawn(dir, &args)
+}
 
 fn nats_installed() -> bool {
     let found = Command::new("nats-server").arg("--version").output().is_ok_and(|o| o.status.success());
@@ -80,220 +95,11 @@ impl Drop for Nats {
 }
 
 /// A `vigil collect` process; its stdout and stderr go to files.
-struct Collector {
-    child: Child,
-    out: PathBuf,
-    err: PathBuf,
-    addr: Option<String>,
-}
-
-static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-impl Collector {
-    fn spawn(dir: &Path, args: &[&str]) -> Collector {
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (out, err) = (dir.join(format!("c{n}.out")), dir.join(format!("c{n}.err")));
-        let child = Command::new(VIGIL)
-            .arg("collect")
-            .args(args)
-            .stdout(std::fs::File::create(&out).unwrap())
-            .stderr(std::fs::File::create(&err).unwrap())
-            .spawn()
-            .expect("vigil collect starts");
-        Collector { child, out, err, addr: None }
-    }
-
-    /// `--listen 127.0.0.1:0 --nats URL ...`, once it listens.
-    fn ingest(dir: &Path, url: &str, extra: &[&str]) -> Collector {
-        let addr_file = dir.join(format!("addr-{}", NEXT.load(std::sync::atomic::Ordering::Relaxed)));
-        let mut args = vec!["--listen", "127.0.0.1:0", "--commit-ms", "20", "--nats", url, "--addr-file"];
-        args.push(addr_file.to_str().unwrap());
-        args.extend(extra);
-        let mut c = Collector::spawn(dir, &args);
-        let until = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(a) = std::fs::read_to_string(&addr_file) {
-                if a.ends_with('\n') {
-                    c.addr = Some(a.trim().strip_prefix("tcp://").unwrap().to_string());
-                    return c;
-                }
-            }
-            assert!(Instant::now() < until, "the collector did not start: {}", c.stderr());
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// `--nats URL --group g --member M ...`.
-    fn member(dir: &Path, url: &str, member: &str, extra: &[&str]) -> Collector {
-        let mut args = vec!["--nats", url, "--group", "g", "--member", member, "--commit-ms", "20"];
-        args.extend(extra);
-        Collector::spawn(dir, &args)
-    }
-
-    fn addr(&self) -> &str {
-        self.addr.as_deref().unwrap()
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.err).unwrap_or_default()
-    }
-
-    /// Waits (at most `secs`) for its exit: status, stdout, stderr.
-    fn wait(mut self, secs: u64) -> (i32, String, String) {
-        let until = Instant::now() + Duration::from_secs(secs);
-        let st = loop {
-            if let Some(st) = self.child.try_wait().unwrap() {
-                break st;
-            }
-            if Instant::now() >= until {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!("vigil collect did not finish in {secs} s: {}", self.stderr());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let out = std::fs::read_to_string(&self.out).unwrap_or_default();
-        (st.code().unwrap_or(-1), out, self.stderr())
-    }
-
-    /// SIGTERM, then as [`wait`](Collector::wait).
-    fn stop(self) -> (i32, String, String) {
-        // SAFETY: signalling our own child.
-        unsafe { libc_kill(self.child.id() as i32, 15) };
-        self.wait(30)
-    }
-
-    fn kill9(mut self) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        self.stderr()
-    }
-}
-
-/// A test that fails leaves no collector behind.
-impl Drop for Collector {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, sig: i32) -> i32;
-}
-
-struct Producer {
-    s: TcpStream,
-    dec: Decoder,
-}
-
-impl Producer {
-    fn connect(addr: &str) -> Producer {
-        let s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        Producer { s, dec: Decoder::new("collector") }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        self.s.write_all(bytes).unwrap();
-    }
-
-    /// The next acknowledgement, None at the end of the connection or
-    /// after the read timeout.
-    fn next_ack(&mut self) -> Option<i64> {
-        let mut buf = [0u8; 4096];
-        loop {
-            match self.dec.next().expect("the collector's messages are valid") {
-                Some(Message::Ack(n)) => return Some(n),
-                Some(other) => panic!("expected an ack, got {other:?}"),
-                None => {}
-            }
-            match self.s.read(&mut buf) {
-                Ok(0) | Err(_) => return None,
-                Ok(n) => self.dec.push(&buf[..n]),
-            }
-        }
-    }
-
-    fn wait_ack(&mut self, seq: i64) {
-        loop {
-            match self.next_ack() {
-                Some(n) if n >= seq => return,
-                Some(_) => {}
-                None => panic!("no ack {seq}"),
-            }
-        }
-    }
-
-    /// The newest acknowledgement that arrives within `ms`.
-    fn acks_within(&mut self, ms: u64) -> Option<i64> {
-        self.s.set_read_timeout(Some(Duration::from_millis(ms))).unwrap();
-        let mut newest = None;
-        while let Some(n) = self.next_ack() {
-            newest = Some(n);
-        }
-        self.s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        newest
-    }
-}
-
-fn hello(stream: &str) -> Vec<u8> {
-    let decl = |id, name: &str, kind, args: &[ArgType]| EventDecl {
-        id,
-        name: name.into(),
-        kind,
-        args: args.to_vec(),
-        names: Vec::new(),
-    };
-    encode_hello(&Hello {
-        stream: stream.into(),
-        program: "/bin/test-producer".into(),
-        pid: 4242,
-        host: "testhost".into(),
-        mode: Mode::Lossless,
-        resume: 0,
-        events: vec![
-            decl(0, "pthread_mutex_lock", EventKind::Entry, &[ArgType::Ptr]),
-            decl(1, "pthread_mutex_lock", EventKind::Return, &[ArgType::I64]),
-            decl(2, "pthread_mutex_unlock", EventKind::Entry, &[ArgType::Ptr]),
-        ],
-    })
-}
-
-/// Batch `seq` of thread 100 + seq % 2, `n` unlock events.
-fn batch(seq: i64, n: u32) -> Vec<u8> {
-    let mut ev = Vec::new();
-    for i in 0..n {
-        push_record(&mut ev, 2, 1_000 + seq as u64 * 100 + i as u64, &[0x1000 + i as u64]);
-    }
-    let header = BatchHeader {
-        seq,
-        thread: 100 + seq % 2,
-        tseq: (seq / 2) * n as i64,
-        lost: 0,
-        n,
-        clock: Clock { tsc: 0, ns: 0, ns_per_tick: 1.0 },
-    };
-    encode_batch(&header, &ev)
-}
-
-fn end(batches: i64, n: i64) -> Vec<u8> {
-    let per_thread = |t: i64| (0..batches).filter(|s| s % 2 == t).count() as i64 * n;
-    encode_end(&End {
-        seq: batches,
-        threads: vec![
-            ThreadTotals { thread: 100, produced: per_thread(0), lost: 0 },
-            ThreadTotals { thread: 101, produced: per_thread(1), lost: 0 },
-        ],
-    })
-}
-
 /// A whole producer stream, acknowledged to its end.  `pause`: after
 /// every 20 batches, so that the stream lasts a while.
 fn produce(addr: &str, stream: &str, batches: i64, n: u32, pause: Duration) {
     let mut p = Producer::connect(addr);
-    p.send(&hello(stream));
+    p.send(&hello_doc(stream, 0));
     for seq in 0..batches {
         p.send(&batch(seq, n));
         if seq % 20 == 19 {
@@ -320,16 +126,6 @@ fn publish_raw(port: u16, subject: &str, payload: &[u8]) {
         assert!(n > 0, "nats-server closed: {}", String::from_utf8_lossy(&got));
         got.extend(&buf[..n]);
     }
-}
-
-fn summary(store: &Path) -> serde_json::Value {
-    let out = Command::new(VIGIL).args(["collect", "--summary", "--json", "--store"]).arg(store).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn producers(s: &serde_json::Value) -> Vec<serde_json::Value> {
-    s["producers"].as_array().cloned().unwrap_or_default()
 }
 
 /// The rows in a store's Parquet segments (--export-trace writes each).
@@ -364,10 +160,10 @@ fn two_members_store_every_batch_once_between_them() {
     let count = |m: u32| streams.iter().filter(|s| member_of(s) == m).count().to_string();
     let (n0, n1) = (count(0), count(1));
     assert!(n0 != "0" && n1 != "0", "both members get streams: {n0} and {n1}");
-    let ingest = Collector::ingest(t.path(), &nats.url(), &[]);
+    let ingest = ingest(t.path(), &nats.url(), &[]);
     let stores = [t.path().join("s0"), t.path().join("s1")];
-    let m0 = Collector::member(t.path(), &nats.url(), "0/2", &["--store", stores[0].to_str().unwrap(), "--streams", &n0]);
-    let m1 = Collector::member(t.path(), &nats.url(), "1/2", &["--store", stores[1].to_str().unwrap(), "--streams", &n1]);
+    let m0 = member(t.path(), &nats.url(), "0/2", &["--store", stores[0].to_str().unwrap(), "--streams", &n0]);
+    let m1 = member(t.path(), &nats.url(), "1/2", &["--store", stores[1].to_str().unwrap(), "--streams", &n1]);
     let addr = ingest.addr().to_string();
     let threads: Vec<_> = streams
         .iter()
@@ -404,10 +200,10 @@ fn a_member_killed_and_restarted_loses_and_duplicates_nothing() {
     }
     let t = TempDir::new("nats-kill");
     let nats = Nats::start(t.path());
-    let ingest = Collector::ingest(t.path(), &nats.url(), &[]);
+    let ingest = ingest(t.path(), &nats.url(), &[]);
     let store = t.path().join("store");
     let args = ["--store", store.to_str().unwrap(), "--streams", "3"];
-    let m = Collector::member(t.path(), &nats.url(), "0/1", &args);
+    let m = member(t.path(), &nats.url(), "0/1", &args);
     let addr = ingest.addr().to_string();
     let streams: Vec<String> = (0..3).map(|i| format!("h:kill:{i}")).collect();
     let threads: Vec<_> = streams
@@ -433,7 +229,7 @@ fn a_member_killed_and_restarted_loses_and_duplicates_nothing() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let first = m.kill9();
-    let m = Collector::member(t.path(), &nats.url(), "0/1", &args);
+    let m = member(t.path(), &nats.url(), "0/1", &args);
     threads.into_iter().for_each(|t| t.join().unwrap());
     let (code, _, err) = m.wait(90);
     assert_eq!(code, 0, "first run: {first}\nrestarted: {err}");
@@ -456,9 +252,9 @@ fn producers_are_acknowledged_only_once_jetstream_stored_their_batches() {
     let t = TempDir::new("nats-ackrule");
     // Not started yet: its port is known.
     let mut nats = Nats { child: None, port: free_port(), dir: t.path().join("nats") };
-    let ingest = Collector::ingest(t.path(), &nats.url(), &["--store", t.path().join("local").to_str().unwrap()]);
+    let ingest = ingest(t.path(), &nats.url(), &["--store", t.path().join("local").to_str().unwrap()]);
     let mut p = Producer::connect(ingest.addr());
-    p.send(&hello("h:ack:1"));
+    p.send(&hello_doc("h:ack:1", 0));
     for seq in 0..5 {
         p.send(&batch(seq, 10));
     }
@@ -487,7 +283,7 @@ fn producers_are_acknowledged_only_once_jetstream_stored_their_batches() {
     assert!(err.contains("disconnected; reconnecting"), "{err}");
     // Everything is in JetStream, once: a member stores it.
     let store = t.path().join("store");
-    let m = Collector::member(t.path(), &nats.url(), "0/1", &["--store", store.to_str().unwrap(), "--streams", "1"]);
+    let m = member(t.path(), &nats.url(), "0/1", &["--store", store.to_str().unwrap(), "--streams", "1"]);
     let (code, _, err) = m.wait(60);
     assert_eq!(code, 0, "{err}");
     assert_complete(&producers(&summary(&store))[0], 10, 10);
@@ -513,7 +309,7 @@ fn check_on_a_member_reports_a_violation_that_went_through_nats() {
         ),
     )
     .unwrap();
-    let ingest = Collector::ingest(t.path(), &nats.url(), &[]);
+    let ingest = ingest(t.path(), &nats.url(), &[]);
     let until = Instant::now() + Duration::from_secs(20);
     while !ingest.stderr().contains("publishing to JetStream") {
         assert!(Instant::now() < until, "{}", ingest.stderr());
@@ -523,9 +319,9 @@ fn check_on_a_member_reports_a_violation_that_went_through_nats() {
     // the partition goes on.
     let subject = format!("vigil.b.{}", partition("h:check:1", DEFAULT_PARTITIONS));
     publish_raw(nats.port, &subject, b"not a BSON document");
-    let m = Collector::member(t.path(), &nats.url(), "0/1", &["--check", bind.to_str().unwrap(), "--json", "--streams", "1"]);
+    let m = member(t.path(), &nats.url(), "0/1", &["--check", bind.to_str().unwrap(), "--json", "--streams", "1"]);
     let mut p = Producer::connect(ingest.addr());
-    p.send(&hello("h:check:1"));
+    p.send(&hello_doc("h:check:1", 0));
     // lock(m) ok, unlock(m), unlock(m) again: not allowed when unlocked.
     let mut ev = Vec::new();
     push_record(&mut ev, 0, 10, &[0xabc]);
