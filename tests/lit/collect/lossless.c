@@ -3,48 +3,14 @@
 // real collector; every sequence number of every thread is stored exactly
 // once, and DuckDB reads the same from the Parquet segments.
 // REQUIRES: duckdb
-// RUN: %vigil-cc -O2 --vigil-trace=work %s -o %t -lpthread
+// RUN: %vigil-cc -O2 --vigil-trace=work %S/Inputs/workers.c -o %t -lpthread
 // RUN: rm -rf %t.store
-// RUN: %collect run --store %t.store --streams 3 --env VIGIL_STREAM_BUFFER=4096 '%t 20000 4 fork' '%t 30000 4 nofork' | FileCheck %s --check-prefix=OUT
+// RUN: %collect run --store %t.store --streams 3 --env VIGIL_STREAM_BUFFER=4096 '%t 20000 4 fork' '%t 30000 4' | FileCheck %s --check-prefix=OUT
 // RUN: %collect summary --store %t.store | FileCheck %s --check-prefix=SUM
 // Every (stream, thread): count = distinct tseq = max tseq + 1.
 // RUN: %collect sql --store %t.store "SELECT count(*), sum(CASE WHEN n = d AND n = m + 1 THEN 1 ELSE 0 END) FROM (SELECT stream, thread, count(*) n, count(DISTINCT tseq) d, max(tseq) m FROM events GROUP BY ALL)" | FileCheck %s --check-prefix=SEQ
 // RUN: %collect sql --store %t.store "SELECT kind, count(*) FROM events WHERE event = 'work' GROUP BY kind ORDER BY kind" | FileCheck %s --check-prefix=KINDS
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-__attribute__((noinline)) long work(long i, long t) { return t; }
-static long n;
-static void *run(void *a) {
-  for (long i = 0; i < n; i++)
-    work(i, (long)a);
-  return 0;
-}
-static void threads(int k) {
-  pthread_t t[16];
-  for (long i = 0; i < k; i++)
-    pthread_create(&t[i], 0, run, (void *)i);
-  for (int i = 0; i < k; i++)
-    pthread_join(t[i], 0);
-}
-int main(int argc, char **argv) {
-  n = atol(argv[1]);
-  int k = atoi(argv[2]);
-  if (!strcmp(argv[3], "fork")) {
-    pid_t c = fork();
-    threads(k);
-    if (c) {
-      int st;
-      waitpid(c, &st, 0);
-    }
-    return 0;
-  }
-  threads(k);
-  return 0;
-}
 // OUT: producer exit 0
 // OUT: producer exit 0
 // OUT-NOT: unreachable or slow

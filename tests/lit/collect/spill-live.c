@@ -5,33 +5,14 @@
 // refusal), and the store plus the imported spill hold every event
 // exactly once, the recording complete.
 // REQUIRES: duckdb
-// RUN: %vigil-cc -O2 --vigil-trace=work %s -o %t -lpthread
+// RUN: %vigil-cc -O2 --vigil-trace=work %S/Inputs/workers.c -o %t -lpthread
 // RUN: rm -rf %t.store %t.spill && mkdir %t.spill
 // RUN: %collect run --store %t.store --streams 1 --pause 1 --env VIGIL_STREAM_RETAIN=1M --env VIGIL_STREAM_STALL_MS=1 --env VIGIL_STREAM_SPILL_DIR=%t.spill '%t 400000 2' > %t.out 2>&1
 // RUN: FileCheck %s --check-prefix=OUT < %t.out
 // RUN: vigil collect --import %t.spill/*.bson --store %t.store
 // RUN: %collect summary --store %t.store | FileCheck %s --check-prefix=SUM
 // RUN: %collect sql --store %t.store "SELECT count(*), count(DISTINCT (thread, tseq)) FROM events" | FileCheck %s --check-prefix=ONCE
-#include <pthread.h>
-#include <stdlib.h>
 
-__attribute__((noinline)) long work(long i, long t) { return t; }
-static long n;
-static void *run(void *a) {
-  for (long i = 0; i < n; i++)
-    work(i, (long)a);
-  return 0;
-}
-int main(int argc, char **argv) {
-  n = atol(argv[1]);
-  int k = atoi(argv[2]);
-  pthread_t t[16];
-  for (long i = 0; i < k; i++)
-    pthread_create(&t[i], 0, run, (void *)i);
-  for (int i = 0; i < k; i++)
-    pthread_join(t[i], 0);
-  return 0;
-}
 // OUT: unreachable or slow; unacknowledged batches go to
 // OUT-NOT: refused
 // OUT-NOT: connection closed
