@@ -3,7 +3,7 @@
 //! the protocol (acknowledgements, resends, restarts, bad input) can be
 //! made to happen exactly.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use vigil::tempdir::TempDir;
@@ -190,18 +190,7 @@ fn bad_input_ends_only_its_connection() {
 #[test]
 fn check_reports_violations_as_they_happen() {
     let t = TempDir::new("collect-check");
-    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
-    let bind = t.path().join("m.bind");
-    std::fs::write(
-        &bind,
-        format!(
-            "model {}\nscope object\n\
-             lock <- return:pthread_mutex_lock key=arg0 if ret == 0\n\
-             unlock <- call:pthread_mutex_unlock key=arg0\n",
-            models.join("mutex.dot").display()
-        ),
-    )
-    .unwrap();
+    let bind = mutex_binding(t.path());
     let c = Collector::listen(t.path(), &["--check", bind.to_str().unwrap(), "--json"]);
     let mut p = c.connect();
     p.send(&hello_doc("h:5:1", 0));

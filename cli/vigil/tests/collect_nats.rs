@@ -297,18 +297,7 @@ fn check_on_a_member_reports_a_violation_that_went_through_nats() {
     }
     let t = TempDir::new("nats-check");
     let nats = Nats::start(t.path());
-    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
-    let bind = t.path().join("m.bind");
-    std::fs::write(
-        &bind,
-        format!(
-            "model {}\nscope object\n\
-             lock <- return:pthread_mutex_lock key=arg0 if ret == 0\n\
-             unlock <- call:pthread_mutex_unlock key=arg0\n",
-            models.join("mutex.dot").display()
-        ),
-    )
-    .unwrap();
+    let bind = mutex_binding(t.path());
     let ingest = ingest(t.path(), &nats.url(), &[]);
     let until = Instant::now() + Duration::from_secs(20);
     while !ingest.stderr().contains("publishing to JetStream") {

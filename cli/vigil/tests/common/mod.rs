@@ -262,3 +262,22 @@ pub fn producer_of<'a>(s: &'a serde_json::Value, stream: &str) -> &'a serde_json
         .find(|p| p["stream"] == stream)
         .unwrap_or_else(|| panic!("no producer {stream} in {s}"))
 }
+
+/// `DIR/m.bind`: vigil's mutex model over the events [`hello`] declares,
+/// lock at a successful return of pthread_mutex_lock, unlock at the call
+/// of pthread_mutex_unlock (rule on line 4), one instance per mutex.
+pub fn mutex_binding(dir: &Path) -> PathBuf {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let bind = dir.join("m.bind");
+    std::fs::write(
+        &bind,
+        format!(
+            "model {}\nscope object\n\
+             lock <- return:pthread_mutex_lock key=arg0 if ret == 0\n\
+             unlock <- call:pthread_mutex_unlock key=arg0\n",
+            models.join("mutex.dot").display()
+        ),
+    )
+    .unwrap();
+    bind
+}
