@@ -161,6 +161,9 @@ impl Catalog {
     /// Opens (or creates) `dir/catalog.sqlite`.
     pub fn open(dir: &Path) -> Result<Catalog> {
         let path = dir.join("catalog.sqlite");
+        if !path.exists() {
+            create(&path)?;
+        }
         let db = Connection::open(&path).ctx(|| format!("{}", path.display()))?;
         db.busy_timeout(std::time::Duration::from_secs(10))
             .ctx(|| path.display().to_string())?;
@@ -240,17 +243,49 @@ impl Catalog {
             .ctx(|| "catalog: segments")
     }
 
-    /// The segment files the catalog names.
-    pub fn segment_files(&self) -> Result<Vec<String>> {
+    /// The segments, in id order (= commit order: the store's rows in
+    /// arrival order, a compaction's merged segment in the place of the
+    /// ones it replaced).
+    pub fn segments(&self) -> Result<Vec<SegmentRow>> {
         let mut st = self
             .db
-            .prepare("SELECT file FROM segments ORDER BY id")
+            .prepare("SELECT id, file, rows, bytes FROM segments ORDER BY id")
             .ctx(|| "catalog: segments")?;
         let rows = st
-            .query_map([], |r| r.get(0))
+            .query_map([], |r| {
+                Ok(SegmentRow { id: r.get(0)?, file: r.get(1)?, rows: r.get(2)?, bytes: r.get(3)? })
+            })
             .ctx(|| "catalog: segments")?;
-        rows.collect::<rusqlite::Result<Vec<String>>>()
+        rows.collect::<rusqlite::Result<Vec<_>>>()
             .ctx(|| "catalog: segments")
+    }
+
+    /// A compaction's swap, in one transaction: the segments `replaced`
+    /// (consecutive, in id order) become `merged`, which takes the id of
+    /// the last of them (so the order of rows by segment id is unchanged,
+    /// and MAX(id), the next segment's id, too).  Batch ranges and counts
+    /// do not change: the same events, in other files.
+    pub fn replace_segments(&mut self, replaced: &[i64], merged: &SegmentRow) -> Result<()> {
+        let tx = self.db.transaction().ctx(|| "catalog: begin")?;
+        let swap = |tx: &rusqlite::Transaction<'_>| -> rusqlite::Result<usize> {
+            let mut n = 0;
+            for &id in replaced.iter().filter(|&&id| id != merged.id) {
+                n += tx.execute("DELETE FROM segments WHERE id = ?1", [id])?;
+            }
+            n += tx.execute(
+                "UPDATE segments SET file = ?2, rows = ?3, bytes = ?4 WHERE id = ?1",
+                params![merged.id, merged.file, merged.rows, merged.bytes],
+            )?;
+            Ok(n)
+        };
+        let n = swap(&tx).ctx(|| "catalog: compaction")?;
+        if n != replaced.len() || replaced.last() != Some(&merged.id) {
+            return Err(Error::new(format!(
+                "catalog: compaction into segment {}: the segments to replace are not all there",
+                merged.id
+            )));
+        }
+        tx.commit().ctx(|| "catalog: compaction")
     }
 
     pub fn stream(&self, stream: &str) -> Result<Option<StoredStream>> {
@@ -297,6 +332,33 @@ impl Catalog {
         write_commit(&tx, c).ctx(|| "catalog: commit")?;
         tx.commit().ctx(|| "catalog: commit")
     }
+}
+
+/// A new catalog is made whole under another name, then renamed into
+/// place: a reader (`--summary` while the first collector starts) never
+/// opens a catalog without its tables.
+fn create(path: &Path) -> Result<()> {
+    let tmp = path.with_extension(format!("sqlite.new-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    {
+        let db = Connection::open(&tmp).ctx(|| tmp.display().to_string())?;
+        db.execute_batch("PRAGMA journal_mode=WAL;")
+            .and_then(|_| db.execute_batch(SCHEMA))
+            .and_then(|_| {
+                db.execute(
+                    "INSERT INTO meta(key, value) VALUES ('format', ?1)",
+                    [STORE_FORMAT.to_string()],
+                )
+            })
+            .ctx(|| format!("{}: creating tables", tmp.display()))?;
+    }
+    std::fs::rename(&tmp, path).ctx(|| format!("renaming {} into place", tmp.display()))?;
+    if let Some(dir) = path.parent() {
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .ctx(|| format!("fsync {}", dir.display()))?;
+    }
+    Ok(())
 }
 
 fn write_commit(tx: &rusqlite::Transaction<'_>, c: &Commit) -> rusqlite::Result<()> {
