@@ -17,10 +17,13 @@
 
 __attribute__((noinline)) long work(long i) { return i; }
 static long n;
+static _Atomic int spinning;
 static void *spin(void *a) {
   (void)a;
-  for (;;)
+  for (;;) {
     work(-1); /* keeps producing while main dies */
+    spinning = 1;
+  }
   return 0;
 }
 int main(int argc, char **argv) {
@@ -29,7 +32,8 @@ int main(int argc, char **argv) {
     work(i);
   pthread_t t;
   pthread_create(&t, 0, spin, 0);
-  usleep(1000);
+  while (!spinning) /* the other thread is producing (on a loaded machine it */
+    usleep(100);    /* may not have run yet) */
   if (!strcmp(argv[1], "segv"))
     *(volatile int *)0 = 1;
   if (!strcmp(argv[1], "term"))
