@@ -385,10 +385,11 @@ impl Ingest {
                     peer: peer.to_string(),
                     first_seen_unix_ms: unix_ms(),
                 });
-                self.totals.streams.fetch_add(1, Ordering::Relaxed);
                 StreamState::new(id, &hello.stream, RangeSet::new(), false)
             }
         };
+        // seen in this run, new or resumed from the store
+        self.totals.streams.fetch_add(1, Ordering::Relaxed);
         self.streams.push(st);
         self.by_key.insert(hello.stream.clone(), self.streams.len() - 1);
         Ok(self.streams.len() - 1)

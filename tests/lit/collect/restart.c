@@ -11,6 +11,8 @@
 
 // OUT: collector killed
 // OUT: producer exit 0
+// The second collector got the rest (the producer reconnected to it).
+// OUT: vigil collect: 1 producer(s), 1 ended; {{[1-9][0-9]*}} events
 // OUT: collector exit 0
 // SUM: producer restart.c.tmp mode lossless ended True complete True stored 1200000 lost 0 produced 1200000 missing 0 threads 2
 // ONCE: 1200000 1200000

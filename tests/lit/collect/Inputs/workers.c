@@ -1,7 +1,7 @@
 // The traced program of the collector's lit tests: K threads each call
 // work(i, thread) N times (two events per call: entry and return).
 //   workers N K [pace] [fork]
-// pace: sleep 2 us every 256 calls (a run that lasts about a second);
+// pace: sleep 500 us every 128 calls (300000 calls: about 1.3 s);
 // fork: the process forks first, and both streams run the threads.
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,10 +16,10 @@ static long n;
 static int pace;
 
 static void *run(void *a) {
-  struct timespec pause = {0, 2000};
+  struct timespec pause = {0, 500000};
   for (long i = 0; i < n; i++) {
     work(i, (long)a);
-    if (pace && i % 256 == 0)
+    if (pace && i % 128 == 0)
       nanosleep(&pause, 0);
   }
   return 0;
