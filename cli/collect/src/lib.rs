@@ -8,6 +8,7 @@
 //! * [`conn`]: one connection's protocol (order, validation, refusal)
 //! * [`ingest`]: the store thread: dedup, group commit, acknowledgements
 //! * [`commit`]: the committer thread: segment, then catalog, durably
+//! * [`compact`]: merging small segments (online and `--compact`)
 //! * [`segment`], [`catalog`]: the store (Parquet segments, SQLite catalog)
 //! * [`check`], [`route`], [`report`]: `--check`
 //! * [`summary`]: per producer, what is stored and what is known lost
@@ -20,6 +21,7 @@ pub mod addr;
 pub mod catalog;
 pub mod check;
 pub mod commit;
+pub mod compact;
 pub mod conn;
 pub mod error;
 pub mod export;

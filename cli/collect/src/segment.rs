@@ -17,6 +17,7 @@
 //! encoding stores each in a few bits; statistics (min/max) are kept for
 //! the integer columns only, which is what a reader filters on.
 
+use std::collections::HashSet;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -92,6 +93,12 @@ pub struct Rows {
     /// Where each batch starts: (row, level), for splitting a commit
     /// into parts at batch boundaries.
     starts: Vec<(usize, usize)>,
+    /// Rows read back from a file (compaction) carry their names as
+    /// bytes: each distinct name's id here, and (event id, kind id) to the
+    /// index in `types`, so a row costs two short lookups instead of an
+    /// interning (a lock and a string hash) per value.
+    name_ids: FxHashMap<Box<[u8]>, u32>,
+    type_by_names: FxHashMap<(u32, u32), u32>,
 }
 
 impl Rows {
@@ -227,6 +234,70 @@ impl Rows {
     }
 }
 
+/// Filling rows from a segment read back (read::load, for compaction):
+/// whole columns at a time, the caller keeping them the same length.
+impl Rows {
+    /// Room for `n` more rows of about two argument words each.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        for c in [&mut self.thread, &mut self.tseq, &mut self.ns] {
+            c.reserve(n);
+        }
+        self.ty.reserve(n);
+        self.args.reserve(2 * n);
+        self.args_def.reserve(2 * n);
+        self.args_rep.reserve(2 * n);
+    }
+
+    /// `n` rows of `stream`, joined to the run before when it is the same.
+    pub(crate) fn push_stream_run(&mut self, stream: &ByteArray, n: usize) {
+        match self.stream.last_mut() {
+            Some((s, k)) if s.data() == stream.data() => *k += n,
+            _ => self.stream.push((stream.clone(), n)),
+        }
+    }
+
+    /// The columns `thread`, `tseq`, `ns`, to append decoded values to.
+    pub(crate) fn int_columns_mut(&mut self) -> [&mut Vec<i64>; 3] {
+        [&mut self.thread, &mut self.tseq, &mut self.ns]
+    }
+
+    /// `args` with its definition and repetition levels: the file's own
+    /// levels (max definition 1, max repetition 1) are the same scheme.
+    pub(crate) fn args_mut(&mut self) -> (&mut Vec<i64>, &mut Vec<i16>, &mut Vec<i16>) {
+        (&mut self.args, &mut self.args_def, &mut self.args_rep)
+    }
+
+    /// The type index of an (event, kind) as a file holds them, for
+    /// [`push_type_index`](Self::push_type_index).
+    pub(crate) fn type_index_bytes(&mut self, event: &[u8], kind: &[u8]) -> Result<u32> {
+        let key = (self.name_id(event), self.name_id(kind));
+        if let Some(&t) = self.type_by_names.get(&key) {
+            return Ok(t);
+        }
+        let text = |b: &[u8]| {
+            std::str::from_utf8(b).map(static_bytes).map_err(|_| Error::new("a name that is not UTF-8"))
+        };
+        let (e, k) = (text(event)?, text(kind)?);
+        let t = self.type_of(&e, &k);
+        self.type_by_names.insert(key, t);
+        Ok(t)
+    }
+
+    /// One row's (event, kind), by its type index.
+    pub(crate) fn push_type_index(&mut self, ty: u32) {
+        self.ty.push(ty);
+    }
+
+    fn name_id(&mut self, name: &[u8]) -> u32 {
+        if let Some(&i) = self.name_ids.get(name) {
+            return i;
+        }
+        let i = self.name_ids.len() as u32;
+        self.name_ids.insert(name.into(), i);
+        i
+    }
+}
+
 /// A run of whole batches of a [`Rows`], written as one segment file.
 pub struct Part<'a> {
     stream: Vec<(ByteArray, usize)>,
@@ -335,9 +406,7 @@ impl SegmentWriter {
                 .collect()
         });
         let written = results.into_iter().collect::<Result<Vec<_>>>()?;
-        File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .ctx(|| format!("fsync {}", self.dir.display()))?;
+        self.sync_dir()?;
         Ok(written)
     }
 
@@ -345,15 +414,61 @@ impl SegmentWriter {
         let name = Self::file_name(id);
         let tmp = self.dir.join(format!(".tmp-{name}"));
         let path = self.dir.join(&name);
-        let file = File::create(&tmp).ctx(|| tmp.display().to_string())?;
-        let file = self
-            .encode(file, part)
-            .ctx(|| format!("writing {}", tmp.display()))?;
-        file.sync_all().ctx(|| format!("fsync {}", tmp.display()))?;
-        let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
-        drop(file);
+        let bytes = self.write_synced(&tmp, part)?;
         fs::rename(&tmp, &path).ctx(|| format!("renaming {} to {name}", tmp.display()))?;
         Ok((part.len(), bytes))
+    }
+
+    /// `part` encoded into a new file at `path`, fsynced: its size.
+    fn write_synced(&self, path: &Path, part: &Part<'_>) -> Result<u64> {
+        let file = File::create(path).ctx(|| path.display().to_string())?;
+        let file = self
+            .encode(file, part)
+            .ctx(|| format!("writing {}", path.display()))?;
+        file.sync_all().ctx(|| format!("fsync {}", path.display()))?;
+        Ok(file.metadata().map(|m| m.len()).unwrap_or(0))
+    }
+
+    /// All of `rows` as one segment at `events/NAME` where NAME is
+    /// [`merging_name`](Self::merging_name)`(file)`, it and the directory
+    /// fsynced (compaction: the catalog names `file` only once this holds).
+    /// Returns its size.
+    pub fn write_merged(&self, rows: &Rows, file: &str) -> Result<u64> {
+        let part = rows.parts(1).pop().expect("one part");
+        let bytes = self.write_synced(&self.dir.join(Self::merging_name(file)), &part)?;
+        self.sync_dir()?;
+        Ok(bytes)
+    }
+
+    pub fn sync_dir(&self) -> Result<()> {
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .ctx(|| format!("fsync {}", self.dir.display()))
+    }
+
+    /// The name of a merged segment that takes the place (and the id) of
+    /// segments up to `last`: `ID.mG.parquet`, G one more than `last`'s
+    /// (a plain `ID.parquet` counts as 0).  A name no file had before: a
+    /// reader that listed the directory earlier and opens names later gets
+    /// "no such file" for a replaced segment, never new rows under a name
+    /// it already counted.
+    pub fn merged_name(id: i64, last: &str) -> String {
+        let g = last
+            .strip_suffix(".parquet")
+            .and_then(|s| s.rsplit_once(".m"))
+            .and_then(|(_, g)| g.parse::<u64>().ok())
+            .unwrap_or(0);
+        format!("{id:08}.m{}.parquet", g + 1)
+    }
+
+    /// Where a merged segment is written before it is swapped in: hidden,
+    /// and not `*.parquet` (DuckDB's glob matches hidden files too).
+    pub fn merging_name(file: &str) -> String {
+        format!(".{file}.merging")
+    }
+
+    fn merging_target(name: &str) -> Option<&str> {
+        name.strip_prefix('.')?.strip_suffix(".merging")
     }
 
     fn encode(&self, file: File, rows: &Part<'_>) -> parquet::errors::Result<File> {
@@ -405,19 +520,80 @@ impl SegmentWriter {
         w.into_inner()
     }
 
-    /// Removes what a crash left: temporary files, and segment files the
-    /// catalog does not name (written, never committed, never acknowledged).
-    pub fn remove_uncommitted(&self, committed: &[String]) -> Result<Vec<String>> {
-        let mut removed = Vec::new();
+    /// Brings `events/` back to what the catalog names (`committed`)
+    /// after a crash, in two steps:
+    ///
+    /// 1. removes every `*.parquet` file the catalog does not name:
+    ///    temporary files, segments written and never committed (their
+    ///    batches were never acknowledged), and segments a committed
+    ///    compaction replaced and had not removed yet; and every
+    ///    `.NAME.merging` file the catalog does not expect (a compaction
+    ///    that crashed before its transaction: the segments it merged are
+    ///    still named and in place); then fsyncs the directory;
+    /// 2. completes what a committed compaction left undone: NAME named by
+    ///    the catalog, absent, `.NAME.merging` present (written and
+    ///    fsynced before the transaction) is renamed to NAME, and the
+    ///    directory fsynced.
+    ///
+    /// Removals are durable before renames, as in the compaction itself
+    /// (compact.rs): a reader globbing `*.parquet` never sees a merged file
+    /// next to one it replaced, even across another crash.
+    pub fn recover(&self, committed: &[String]) -> Result<Recovered> {
+        let named: HashSet<&str> = committed.iter().map(String::as_str).collect();
+        let mut r = Recovered::default();
+        let mut present = HashSet::new();
+        let mut merging = Vec::new();
         let entries = fs::read_dir(&self.dir).ctx(|| self.dir.display().to_string())?;
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let ours = name.ends_with(".parquet");
-            if ours && !committed.contains(&name) {
+            let stray = match Self::merging_target(&name) {
+                Some(target) => {
+                    merging.push((name.clone(), target.to_string()));
+                    false
+                }
+                None => name.ends_with(".parquet") && !named.contains(name.as_str()),
+            };
+            if stray {
                 fs::remove_file(e.path()).ctx(|| e.path().display().to_string())?;
-                removed.push(name);
+                r.removed.push(name);
+            } else {
+                present.insert(name);
             }
         }
-        Ok(removed)
+        let (finish, stray): (Vec<_>, Vec<_>) = merging
+            .into_iter()
+            .partition(|(_, target)| named.contains(target.as_str()) && !present.contains(target));
+        for (tmp, _) in stray {
+            let path = self.dir.join(&tmp);
+            fs::remove_file(&path).ctx(|| path.display().to_string())?;
+            r.removed.push(tmp);
+        }
+        if !r.removed.is_empty() {
+            self.sync_dir()?;
+        }
+        for (tmp, target) in finish {
+            fs::rename(self.dir.join(&tmp), self.dir.join(&target))
+                .ctx(|| format!("renaming {tmp} to {target} in {}", self.dir.display()))?;
+            present.insert(target.clone());
+            r.renamed.push(target);
+        }
+        if !r.renamed.is_empty() {
+            self.sync_dir()?;
+        }
+        r.missing = committed.iter().filter(|f| !present.contains(*f)).cloned().collect();
+        Ok(r)
     }
+}
+
+/// What [`SegmentWriter::recover`] did and found.
+#[derive(Debug, Default)]
+pub struct Recovered {
+    /// Files removed: never committed, or replaced by a compaction.
+    pub removed: Vec<String>,
+    /// Merged segments put in place (a compaction interrupted after its
+    /// catalog transaction).
+    pub renamed: Vec<String>,
+    /// Files the catalog names that are not there (nothing vigil does
+    /// leaves this: a file removed by hand, or a damaged filesystem).
+    pub missing: Vec<String>,
 }
