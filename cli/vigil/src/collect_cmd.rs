@@ -7,6 +7,8 @@
 //! * `--import FILE...`: store file streams (`file:` destinations, spill
 //!   files);
 //! * `--summary`, `--export-trace OUT`: read a store;
+//! * `--compact`: merge a store's small segments now (a running collector
+//!   merges them as it goes);
 //! * `--listen ADDR... --nats URL`: also publish what producers send to
 //!   NATS JetStream (acknowledged once JetStream stored it);
 //! * `--nats URL --group NAME [--member I/N]`: consume from JetStream as a
@@ -32,7 +34,7 @@ use vigil_collect::nats::setup::StreamOptions;
 use vigil_collect::nats::subjects::Member;
 use vigil_collect::nats::{Consuming, NatsOptions, Publishing};
 use vigil_collect::segment::Codec;
-use vigil_collect::{export, server, summary};
+use vigil_collect::{compact, export, server, summary};
 use vigil_model::{Binding, Model};
 
 use crate::check_cmd;
@@ -65,6 +67,9 @@ pub struct CollectArgs {
     /// Write the store's events as a Chrome trace / Perfetto JSON file (ui.perfetto.dev opens it)
     #[arg(long, value_name = "OUT.json")]
     pub export_trace: Option<PathBuf>,
+    /// Merge the store's small segments into few files now (a store no collector is writing; a running collector merges them as it goes)
+    #[arg(long)]
+    pub compact: bool,
     /// With --export-trace: one producer only (its stream id or pid)
     #[arg(long, value_name = "STREAM|PID")]
     pub only: Option<String>,
@@ -109,19 +114,25 @@ const PUBLISH_GRACE: Duration = Duration::from_secs(10);
 pub fn run(args: &CollectArgs) -> Result<()> {
     check_nats_args(args)?;
     let receiving = !args.listen.is_empty() || !args.import.is_empty() || args.group.is_some();
-    if !receiving && !args.summary && args.export_trace.is_none() {
+    if !receiving && !args.summary && args.export_trace.is_none() && !args.compact {
         return Err(Error::setup(
             "nothing to do: give --listen ADDR (receive streams), --import FILE (store file \
-             streams), --nats URL --group NAME (consume from NATS JetStream), --summary or \
-             --export-trace OUT (read a store)",
+             streams), --nats URL --group NAME (consume from NATS JetStream), --summary, \
+             --export-trace OUT (read a store) or --compact (merge its small segments)",
         ));
     }
-    if (args.summary || args.export_trace.is_some()) && args.store.is_none() {
-        return Err(Error::setup("--summary and --export-trace read a store: give --store DIR"));
+    if (args.summary || args.export_trace.is_some() || args.compact) && args.store.is_none() {
+        return Err(Error::setup("--summary, --export-trace and --compact work on a store: give --store DIR"));
+    }
+    if args.compact && receiving {
+        return Err(Error::setup("--compact is for a store no collector is writing (a collector merges small segments as it goes)"));
     }
     let mut status = Ok(());
     if receiving {
         status = receive(args);
+    }
+    if args.compact {
+        compact(args)?;
     }
     if status.is_err() && !receiving {
         return status;
@@ -440,6 +451,20 @@ fn export_trace(store: &Path, only: Option<&str>, out: &Path) -> Result<()> {
     eprintln!(
         "vigil collect: {n} events written to {} (open it in ui.perfetto.dev or chrome://tracing)",
         out.display()
+    );
+    Ok(())
+}
+
+fn compact(args: &CollectArgs) -> Result<()> {
+    let store = args.store.as_deref().expect("checked");
+    let codec = ingest_options(args)?.codec;
+    let c = compact::compact_store(store, codec).map_err(|e| Error::setup(e.0))?;
+    eprintln!(
+        "vigil collect: {}: {} segment(s), {} after {} merge(s)",
+        store.display(),
+        c.before,
+        c.after,
+        c.merges
     );
     Ok(())
 }
