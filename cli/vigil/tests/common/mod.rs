@@ -31,11 +31,17 @@ extern "C" {
 
 impl Collector {
     pub fn spawn(dir: &Path, args: &[&str]) -> Collector {
+        Collector::spawn_env(dir, args, &[])
+    }
+
+    /// As [`spawn`](Collector::spawn), with these environment variables.
+    pub fn spawn_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Collector {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let (out, err) = (dir.join(format!("c{n}.out")), dir.join(format!("c{n}.err")));
         let child = Command::new(VIGIL)
             .arg("collect")
             .args(args)
+            .envs(env.iter().copied())
             .stdout(std::fs::File::create(&out).unwrap())
             .stderr(std::fs::File::create(&err).unwrap())
             .spawn()
@@ -45,11 +51,17 @@ impl Collector {
 
     /// `--listen 127.0.0.1:0 --commit-ms 20 ARGS`, once it listens.
     pub fn listen(dir: &Path, extra: &[&str]) -> Collector {
+        Collector::listen_env(dir, &[&["--commit-ms", "20"], extra].concat(), &[])
+    }
+
+    /// `--listen 127.0.0.1:0 ARGS` with these environment variables, once
+    /// it listens.
+    pub fn listen_env(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Collector {
         let addr_file = dir.join(format!("addr-{}", NEXT.load(Ordering::Relaxed)));
-        let mut args = vec!["--listen", "127.0.0.1:0", "--commit-ms", "20", "--addr-file"];
+        let mut args = vec!["--listen", "127.0.0.1:0", "--addr-file"];
         args.push(addr_file.to_str().unwrap());
         args.extend(extra);
-        let mut c = Collector::spawn(dir, &args);
+        let mut c = Collector::spawn_env(dir, &args, env);
         let until = Instant::now() + Duration::from_secs(20);
         loop {
             if let Ok(a) = std::fs::read_to_string(&addr_file) {
@@ -61,6 +73,10 @@ impl Collector {
             assert!(Instant::now() < until, "the collector did not start: {}", c.stderr());
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn addr(&self) -> &str {
@@ -130,6 +146,22 @@ impl Producer {
 
     pub fn send(&mut self, bytes: &[u8]) {
         self.s.write_all(bytes).unwrap();
+    }
+
+    /// Sends, unless the collector is gone.
+    pub fn try_send(&mut self, bytes: &[u8]) -> bool {
+        self.s.write_all(bytes).is_ok()
+    }
+
+    /// Reads acknowledgements until one covers `seq`: the newest, or None
+    /// when the collector went away first.
+    pub fn ack_or_gone(&mut self, seq: i64) -> Option<i64> {
+        loop {
+            let n = self.next_ack()?;
+            if n >= seq {
+                return Some(n);
+            }
+        }
     }
 
     /// The next message from the collector (None at its end of stream or
