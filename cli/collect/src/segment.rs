@@ -412,7 +412,9 @@ impl SegmentWriter {
 
     fn write_one(&self, id: i64, part: &Part<'_>) -> Result<(usize, u64)> {
         let name = Self::file_name(id);
-        let tmp = self.dir.join(format!(".tmp-{name}"));
+        // not `*.parquet`: DuckDB's glob matches hidden files too, and a
+        // query would fail on a file half written
+        let tmp = self.dir.join(format!(".{name}.tmp"));
         let path = self.dir.join(&name);
         let bytes = self.write_synced(&tmp, part)?;
         fs::rename(&tmp, &path).ctx(|| format!("renaming {} to {name}", tmp.display()))?;
@@ -523,13 +525,14 @@ impl SegmentWriter {
     /// Brings `events/` back to what the catalog names (`committed`)
     /// after a crash, in two steps:
     ///
-    /// 1. removes every `*.parquet` file the catalog does not name:
-    ///    temporary files, segments written and never committed (their
-    ///    batches were never acknowledged), and segments a committed
-    ///    compaction replaced and had not removed yet; and every
-    ///    `.NAME.merging` file the catalog does not expect (a compaction
-    ///    that crashed before its transaction: the segments it merged are
-    ///    still named and in place); then fsyncs the directory;
+    /// 1. removes every `*.parquet` file the catalog does not name (a
+    ///    commit's segments written and never committed, whose batches
+    ///    were never acknowledged; segments a committed compaction replaced
+    ///    and had not removed yet), every `.NAME.tmp` (a segment being
+    ///    written; `.tmp-NAME` before), and every `.NAME.merging` file the
+    ///    catalog does not expect (a compaction that crashed before its
+    ///    transaction: the segments it merged are still named and in
+    ///    place); then fsyncs the directory;
     /// 2. completes what a committed compaction left undone: NAME named by
     ///    the catalog, absent, `.NAME.merging` present (written and
     ///    fsynced before the transaction) is renamed to NAME, and the
@@ -551,6 +554,8 @@ impl SegmentWriter {
                     merging.push((name.clone(), target.to_string()));
                     false
                 }
+                // `.NAME.tmp`: a commit's segment being written
+                None if name.starts_with('.') && name.ends_with(".tmp") => true,
                 None => name.ends_with(".parquet") && !named.contains(name.as_str()),
             };
             if stray {
