@@ -42,13 +42,13 @@
 //! replacing k >= 2 files by one makes some rows visible twice or none for
 //! a moment; vigil chooses none.  A query that listed the directory before
 //! 3 and opens Si after it fails ("no such file"); rerun it.  A name is
-//! never reused, so a listed name never opens to other rows.  (One caveat:
-//! the listing of a directory of more than about a thousand files takes
-//! several `getdents` calls, which are not one snapshot; one that read Si
-//! before 3 and F after 4, in that fraction of a millisecond, would give
-//! the query both.  A store written at full speed does reach thousands of
-//! big segments.)  `vigil collect` itself reads through the catalog
-//! (read.rs), which has no such window.
+//! never reused, so a listed name never opens to other rows.  (Listing a
+//! directory of more than about a thousand files takes several `getdents`
+//! calls, not one snapshot, and one listing could name both Si, read
+//! before 3, and F, read after 4.  The query opens files once its listing
+//! is complete, after 4, so after Si was removed: it fails on Si instead
+//! of counting its rows twice.)  `vigil collect` itself reads through the
+//! catalog (read.rs), which has no such window.
 //!
 //! # Cost
 //!
