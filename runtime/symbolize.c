@@ -148,6 +148,19 @@ static int wanted(void) {
 struct vg_frame *vg_stack(int *count) {
   void *pcs[MAX_PCS];
   int n = backtrace(pcs, MAX_PCS);
+  uintptr_t addrs[MAX_PCS];
+  for (int i = 0; i < n; i++)
+    addrs[i] = (uintptr_t)pcs[i];
+  return vg_stack_of(addrs, n, 0, count);
+}
+
+/* pcs[0] is an instruction's own address; the rest are return addresses
+ * (the call is the byte before).  pcs[0] too when `first_is_return`. */
+struct vg_frame *vg_stack_of(const uintptr_t *pcs, int n, int first_is_return,
+                             int *count) {
+  *count = 0;
+  if (n <= 0)
+    return NULL;
   struct vg_frame *base = calloc((size_t)n + 1, sizeof *base);
   struct vg_frame *out = calloc((size_t)n * MAX_INLINE + 1, sizeof *out);
   struct vg_frame **todo = calloc((size_t)n + 1, sizeof *todo);
@@ -157,9 +170,9 @@ struct vg_frame *vg_stack(int *count) {
     return NULL;
   }
   for (int i = 0; i < n; i++) {
-    base[i].address = (uintptr_t)pcs[i];
+    base[i].address = pcs[i];
     /* a return address: the call is the byte before it */
-    locate(&base[i], (uintptr_t)pcs[i] - (i > 0));
+    locate(&base[i], pcs[i] - (i > 0 || first_is_return));
   }
   pthread_mutex_lock(&cache_lock);
   if (wanted() && !cache)

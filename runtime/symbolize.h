@@ -22,6 +22,12 @@ struct vg_frame {
  * first, inlined frames expanded; NULL when there is none.  Free with
  * free(). */
 struct vg_frame *vg_stack(int *count);
+/* The same for addresses captured earlier (atomic regions record a remote
+ * thread's stack as raw addresses: it cannot be symbolised where it is
+ * captured, possibly a signal handler).  pcs[0] is an instruction's own
+ * address unless first_is_return; the others are return addresses. */
+struct vg_frame *vg_stack_of(const uintptr_t *pcs, int n, int first_is_return,
+                             int *count);
 
 /* "#3 demo.c:63:3 in vfs_open (demo+0x1218)"-style text, and the JSON
  * object of a frame. */
