@@ -195,33 +195,51 @@ extern _Thread_local struct vg_ar_thread vg_ar_self;
 uint32_t vg_atomic_tid(void);
 uint64_t vg_atomic_now_ns(void);
 struct vg_ar_slot *vg_slot_claim(struct vg_ar_thread *t, uintptr_t addr, uint32_t len);
-void vg_slot_publish(struct vg_ar_slot *s);
+/* ACTIVE, then the filter; nonzero when a bucket already counted another
+ * slot (look for an AR that began at the same time). */
+unsigned vg_slot_publish(struct vg_ar_slot *s);
 void vg_slot_release(struct vg_ar_slot *s);
+/* Records a remote access in s if it is still generation gen: 1 recorded,
+ * 0 a repeat, -1 gone.  capture: take the caller's stack (not in a signal
+ * handler: backtrace() is not async-signal-safe). */
 int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned via,
                    uint32_t site, uintptr_t pc, int capture, int hold);
+/* 1 when the AR of generation gen ended, 0 on timeout (s is EXPIRED). */
 int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen);
 void vg_slots_after_fork(uint32_t self_tid);
+/* atomic.c: the caller's raw stack (backtrace), innermost first */
+int vg_atomic_capture(uintptr_t *frames, int max);
 
 static inline int vg_overlaps(uintptr_t a, uint32_t alen, uintptr_t b, uint32_t blen) {
   return a < b + blen && b < a + alen;
 }
 
 /* atomic_config.c */
-void vg_atomic_configure(const struct vigil_atomic_program *p);
-extern uint8_t *vg_ar_skip; /* per AR: 1 = whitelisted (or unregistered) */
+/* 0 when the program's tables are taken (vg_ar_n etc. not yet set). */
+int vg_atomic_configure(const struct vigil_atomic_program *p);
+extern uint8_t *vg_ar_skip;   /* per AR: 1 = whitelisted */
+extern uint8_t *vg_ar_paused; /* per AR: find mode paused it once */
+/* Counts of the registered program (0 before registration: every hook
+ * returns at once); set last, with release, by __vigil_atomic_register. */
+extern uint32_t vg_ar_n, vg_ar_n_ends, vg_ar_n_sites;
 void vg_atomic_train_note(uint32_t ar, const char *pattern);
 void vg_atomic_train_write(void);
 
 /* atomic_report.c: the verdict of one ended AR with a remote */
 struct vg_ar_verdict {
-  const struct vg_ar_slot *slot; /* still filled in (state ENDING) */
-  uint32_t end;                  /* the ends[] index of the second access */
+  struct vg_ar_slot slot; /* a copy taken at the end, before the release */
+  uint32_t end;           /* the ends[] index of the second access (self loop: none) */
   uint8_t second_kind;
-  uint8_t self_loop;             /* the second access is a new begin of the AR */
-  uint8_t prevented;
-  uint64_t waited_ns;            /* how long the remote was held */
-  char pattern[4];               /* "RWR", ... */
+  uint8_t self_loop;      /* the second access is a new begin of the AR */
+  uint8_t prevented;      /* the remote was held until this end */
+  uint8_t timed_out;      /* the remote was held, then let go by the timeout */
+  uint64_t waited_ns;     /* how long the remote was held (so far) */
+  char pattern[4];        /* "RWR", ... */
 };
+/* The pattern of (first, remote, second) into out; 1 if non-serializable
+ * (RWR, WWR, WRW, RWW; a remote read-modify-write always is). */
+int vg_atomic_pattern(unsigned first, unsigned remote, unsigned second, char out[4]);
+/* Reports (or counts, deduplicates, notes for training) one violation. */
 void vg_atomic_report(const struct vg_ar_verdict *v);
 
 /* atomic_stats.c */
@@ -232,6 +250,9 @@ enum vg_atomic_counter {
   VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_N
 };
 void vg_atomic_count(enum vg_atomic_counter c, uint64_t n);
+void vg_atomic_stats_thread_start(struct vg_ar_thread *t);
+void vg_atomic_stats_thread_exit(struct vg_ar_thread *t);
+void vg_atomic_stats_after_fork(struct vg_ar_thread *t);
 void vg_atomic_stats_at_exit(void);
 
 #endif /* VIGIL_ATOMIC_INTERNAL_H */

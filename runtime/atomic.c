@@ -1,0 +1,430 @@
+/*
+ * atomic.c — the atomic-region hooks the pass emits (include/vigil/atomic.h):
+ * begin, end, clear, the access check's slow path, and the backend's
+ * vg_atomic_remote; thread exit and fork.
+ *
+ * The common path is a begin and an end with no other thread near the
+ * variable.  Its cost, argued:
+ *   begin  whitelist byte, guard, a scan of this thread's held ARs (for the
+ *          self loop; usually 0-2 entries), a CAS on the slot this thread
+ *          used last (in its own cache), a few stores, one atomic add per
+ *          filter bucket (the seq_cst RMW is what makes two simultaneous
+ *          begins see each other; a plain store would not).
+ *   end    a scan of the held ARs, one CAS on the slot's state (an end and
+ *          a remote's record must agree on who was first), the filter
+ *          decrement, the generation bump, and a load of `waiters` that
+ *          keeps FUTEX_WAKE off the path when nobody sleeps.
+ * No lock, no system call, no clock.  Time is read only when a remote is
+ * recorded.  Counters are per thread, summed at exit (atomic_stats.c).
+ *
+ * Re-entrancy: a thread-local `busy` flag ignores hooks raised while the
+ * core runs on the thread (a report's handler calling instrumented code, a
+ * signal handler interrupting a hook).  The hooks themselves hold no lock,
+ * so a signal handler that runs them outside `busy` cannot deadlock; every
+ * wait is a futex wait bounded by VIGIL_ATOMIC_TIMEOUT_MS.
+ */
+#define _GNU_SOURCE
+#include <execinfo.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic_internal.h"
+#include "internal.h"
+
+_Thread_local struct vg_ar_thread vg_ar_self;
+const struct vigil_atomic_program *vg_atomic_prog;
+
+/* ---- the backend's hooks: no-ops unless runtime/atomic_watch.c links ---- */
+__attribute__((weak)) int vg_atomic_watch_init(void) { return -1; }
+__attribute__((weak)) int vg_atomic_watch_arm(struct vg_ar_slot *s) {
+  (void)s;
+  return -1;
+}
+__attribute__((weak)) void vg_atomic_watch_release(struct vg_ar_slot *s) { (void)s; }
+__attribute__((weak)) void vg_atomic_watch_thread_start(void) {}
+__attribute__((weak)) void vg_atomic_watch_thread_exit(void) {}
+__attribute__((weak)) void vg_atomic_watch_fork_child(void) {}
+
+static inline int holding_mode(void) {
+  return vg_atomic_config.mode == VG_AM_PREVENT || vg_atomic_config.mode == VG_AM_FIND;
+}
+
+/* ---- threads -------------------------------------------------------------------- */
+
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static void release_all(struct vg_ar_thread *t, uint32_t first, uint32_t count);
+
+static void thread_exit(void *p) {
+  (void)p;
+  struct vg_ar_thread *t = &vg_ar_self;
+  t->busy = 1;
+  release_all(t, 0, UINT32_MAX); /* its ARs end with it, without a verdict */
+  if (vg_atomic_config.detector == VG_AD_WATCHPOINTS)
+    vg_atomic_watch_thread_exit();
+  vg_atomic_stats_thread_exit(t);
+  t->exited = 1;
+}
+static void make_key(void) { pthread_key_create(&exit_key, thread_exit); }
+
+static __attribute__((noinline, cold)) void thread_start(struct vg_ar_thread *t) {
+  t->tid = (uint32_t)syscall(SYS_gettid);
+  /* spread the first hints: threads starting together do not all race
+   * for slot 0 */
+  t->hint = t->tid % VG_AR_SLOTS;
+  t->rng = ((uint64_t)t->tid << 32) ^ vg_atomic_now_ns() ^ 0x9e3779b97f4a7c15ull;
+  pthread_once(&key_once, make_key);
+  pthread_setspecific(exit_key, (void *)1);
+  vg_atomic_stats_thread_start(t);
+  if (vg_atomic_config.detector == VG_AD_WATCHPOINTS)
+    vg_atomic_watch_thread_start();
+}
+
+static void after_fork_child(void) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  if (t->tid)
+    t->tid = (uint32_t)syscall(SYS_gettid);
+  vg_slots_after_fork(t->tid);
+  vg_atomic_stats_after_fork(t);
+  if (vg_atomic_config.detector == VG_AD_WATCHPOINTS)
+    vg_atomic_watch_fork_child();
+}
+
+int vg_atomic_capture(uintptr_t *frames, int max) {
+  void *pcs[VG_AR_REMOTE_FRAMES];
+  int n = backtrace(pcs, max < VG_AR_REMOTE_FRAMES ? max : VG_AR_REMOTE_FRAMES);
+  for (int i = 0; i < n; i++)
+    frames[i] = (uintptr_t)pcs[i];
+  return n;
+}
+
+/* ---- remote accesses ---------------------------------------------------------------- */
+
+enum scan { SCAN_RECORD, SCAN_WAIT, SCAN_PROBE };
+
+/* Every active AR of another thread on [p, p+len) that `kind` can break.
+ * SCAN_RECORD records this access in each; SCAN_WAIT also waits for each
+ * one that holds (prevent/find), and then looks again: the access goes
+ * ahead only once the variable is in no AR (§2.2), at most 4 rounds, and
+ * an AR that made it wait its full timeout once is not waited on again.
+ * SCAN_PROBE only counts the ones that would hold.  Returns how many. */
+static int remote_scan(struct vg_ar_thread *t, uintptr_t p, uint32_t len, unsigned kind,
+                       unsigned via, uint32_t site, enum scan how) {
+  int found = 0;
+  for (int round = 0; round < 4; round++) {
+    int waited = 0;
+    uint32_t hw = atomic_load_explicit(&vg_ar_slot_hw, memory_order_acquire);
+    for (uint32_t i = 0; i < hw; i++) {
+      struct vg_ar_slot *s = &vg_ar_slots[i];
+      uint32_t gen = atomic_load_explicit(&s->futex, memory_order_acquire);
+      uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+      if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || s->owner == t ||
+          !(s->watch & kind) || !vg_overlaps(s->addr, s->len, p, len) ||
+          (round && (st & VG_SLOT_EXPIRED)))
+        continue;
+      int hold = how == SCAN_WAIT && vg_atomic_would_hold(s);
+      if (how == SCAN_PROBE) {
+        found += vg_atomic_would_hold(s);
+        continue;
+      }
+      int r = vg_slot_record(s, gen, kind, via, site, 0, 1, hold);
+      if (r < 0)
+        continue;
+      found++;
+      vg_atomic_count(r ? VG_AC_REMOTES : VG_AC_REMOTE_REPEATS, 1);
+      if (hold) {
+        vg_atomic_count(vg_slot_wait(s, gen) ? VG_AC_HELD : VG_AC_TIMEOUTS, 1);
+        waited = 1;
+      }
+    }
+    if (!waited)
+      break;
+  }
+  return found;
+}
+
+static inline int filter_any(uintptr_t p, uint32_t len) {
+  uintptr_t first = p >> 3, last = (p + len - 1) >> 3;
+  for (uintptr_t g = first; g <= last; g++)
+    if (__vigil_atomic_filter[g & (VIGIL_ATOMIC_FILTER_SIZE - 1)])
+      return 1;
+  return 0;
+}
+
+int vg_atomic_remote(struct vg_ar_slot *s, unsigned kind, uintptr_t pc, int can_hold) {
+  uint32_t gen = atomic_load_explicit(&s->futex, memory_order_acquire);
+  uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+  if (!vg_ar_n || (st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || s->owner == &vg_ar_self ||
+      s->owner_tid == vg_atomic_tid())
+    return VG_REMOTE_NOT_HELD;
+  int hold = can_hold && vg_atomic_would_hold(s);
+  int r = vg_slot_record(s, gen, kind, VG_VIA_WATCH, UINT32_MAX, pc, 0, hold);
+  if (r < 0)
+    return VG_REMOTE_NOT_HELD;
+  vg_atomic_count(r ? VG_AC_REMOTES : VG_AC_REMOTE_REPEATS, 1);
+  if (!hold)
+    return VG_REMOTE_NOT_HELD;
+  if (vg_slot_wait(s, gen)) {
+    vg_atomic_count(VG_AC_HELD, 1);
+    return VG_REMOTE_HELD;
+  }
+  vg_atomic_count(VG_AC_TIMEOUTS, 1);
+  return VG_REMOTE_TIMED_OUT;
+}
+
+/* ---- ends ---------------------------------------------------------------------------- */
+
+static inline int held_find(const struct vg_ar_thread *t, uint32_t ar) {
+  for (uint32_t i = 0; i < t->n; i++)
+    if (t->held_ar[i] == ar)
+      return (int)i;
+  return -1;
+}
+
+/* The verdict of an AR whose slot recorded a remote (state ENDING). */
+static int decide(struct vg_ar_verdict *v, const struct vg_ar_slot *s, uint32_t st,
+                  unsigned second, uint32_t end, int self_loop) {
+  memset(v, 0, sizeof *v);
+  v->slot = *s;
+  v->end = end;
+  v->second_kind = (uint8_t)second;
+  v->self_loop = (uint8_t)self_loop;
+  if (!vg_atomic_pattern(s->first_kind, s->remote.kind, second, v->pattern)) {
+    vg_atomic_count(VG_AC_SERIALIZABLE, 1);
+    return 0;
+  }
+  v->timed_out = s->remote.held && (st & VG_SLOT_EXPIRED);
+  v->prevented = s->remote.held && !v->timed_out;
+  uint64_t now = vg_atomic_now_ns();
+  v->waited_ns = !s->remote.held ? 0
+                 : v->timed_out  ? (uint64_t)vg_atomic_config.timeout_ms * 1000000u
+                 : now > s->remote.time_ns ? now - s->remote.time_ns : 0;
+  return 1;
+}
+
+/* Ends held entry i: with a verdict (second access of `second` kind at
+ * ends[end]) or without (clear, exit).  The report comes after the release,
+ * so a held remote goes on while the report is symbolised. */
+static void finish(struct vg_ar_thread *t, uint32_t i, unsigned second, uint32_t end,
+                   int self_loop, int verdict) {
+  struct vg_ar_slot *s = t->held_slot[i];
+  t->n--;
+  t->held_ar[i] = t->held_ar[t->n];
+  t->held_slot[i] = t->held_slot[t->n];
+  uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+  for (unsigned spins = 0;; spins++) {
+    if (st & VG_SLOT_RECORDING) { /* a remote is writing its record: a few stores */
+      if (spins > 100)
+        sched_yield();
+      st = atomic_load_explicit(&s->state, memory_order_acquire);
+      continue;
+    }
+    if (atomic_compare_exchange_weak_explicit(&s->state, &st,
+                                              (st & ~(uint32_t)VG_SLOT_PHASE) | VG_SLOT_ENDING,
+                                              memory_order_acq_rel, memory_order_acquire))
+      break;
+  }
+  struct vg_ar_verdict v;
+  int report = verdict && (st & VG_SLOT_REMOTE) && decide(&v, s, st, second, end, self_loop);
+  if (s->armed)
+    vg_atomic_watch_release(s);
+  s->armed = 0;
+  vg_slot_release(s);
+  if (report)
+    vg_atomic_report(&v);
+}
+
+static void release_all(struct vg_ar_thread *t, uint32_t first, uint32_t count) {
+  uint64_t n = 0;
+  for (uint32_t i = t->n; i-- > 0;)
+    if (t->held_ar[i] - first < count) {
+      finish(t, i, 0, UINT32_MAX, 0, 0);
+      n++;
+    }
+  if (n)
+    vg_atomic_count(VG_AC_CLEARS, n);
+}
+
+/* ---- begins ----------------------------------------------------------------------------- */
+
+static inline uint64_t read_value(uintptr_t p, uint32_t len) {
+  uint64_t v = 0;
+  switch (len) {
+  case 1: { uint8_t x; memcpy(&x, (void *)p, 1); v = x; break; }
+  case 2: { uint16_t x; memcpy(&x, (void *)p, 2); v = x; break; }
+  case 4: { uint32_t x; memcpy(&x, (void *)p, 4); v = x; break; }
+  default: memcpy(&v, (void *)p, len < 8 ? len : 8);
+  }
+  return v;
+}
+
+/* Find mode: the first begin of every AR pauses, later ones with
+ * probability VIGIL_ATOMIC_PAUSE_RATE (atomic_config.c says why). */
+static void maybe_pause(struct vg_ar_thread *t, uint32_t ar) {
+  int first = !__atomic_load_n(&vg_ar_paused[ar], __ATOMIC_RELAXED);
+  if (first)
+    __atomic_store_n(&vg_ar_paused[ar], 1, __ATOMIC_RELAXED);
+  t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17;
+  if (!first && (double)(t->rng >> 11) * 0x1p-53 >= vg_atomic_config.pause_rate)
+    return;
+  struct timespec ts = {vg_atomic_config.pause_ms / 1000,
+                        (vg_atomic_config.pause_ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) < 0)
+    ;
+  vg_atomic_count(VG_AC_PAUSES, 1);
+}
+
+static void fill(struct vg_ar_slot *s, struct vg_ar_thread *t, uint32_t ar,
+                 const struct vigil_ar *a, uintptr_t p, uint32_t len, uint64_t value) {
+  s->owner = t;
+  s->owner_tid = t->tid;
+  s->addr = p;
+  s->len = len;
+  s->ar = ar;
+  s->first_kind = a->first_kind;
+  s->watch = a->watch;
+  s->armed = 0;
+  atomic_store_explicit(&s->repeats, 0, memory_order_relaxed);
+  s->saved = a->first_kind & VIGIL_AR_WRITE ? value : read_value(p, len);
+  s->begin_ns = 0;
+}
+
+/* A new instance of AR `ar` on this thread.  This begin is itself a remote
+ * access for any other thread's AR on the address: recorded there, and in
+ * prevent/find mode delayed until that AR ends (§3.3), before this AR is
+ * entered.  Two begins at the same moment both see each other after
+ * publishing; in prevent mode both step back (a thread waiting while it
+ * holds an AR another thread waits on would stall both until the
+ * timeout), at most twice, then go ahead recorded. */
+static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t value) {
+  const struct vigil_ar *a = &vg_atomic_prog->ars[ar];
+  uint32_t len = a->size ? a->size : VG_AR_BIG_LEN;
+  unsigned kind = a->first_kind;
+  int holds = holding_mode();
+  struct vg_ar_slot *s = NULL;
+  for (int tries = 0;; tries++) {
+    if (holds && filter_any(p, len))
+      remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_WAIT);
+    if (t->n == VG_AR_PER_THREAD || !(s = vg_slot_claim(t, p, len))) {
+      vg_atomic_count(t->n == VG_AR_PER_THREAD ? VG_AC_THREAD_FULL : VG_AC_NO_SLOT, 1);
+      if (!holds)
+        remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_RECORD);
+      return;
+    }
+    fill(s, t, ar, a, p, len, value);
+    if (!vg_slot_publish(s))
+      break; /* no other AR in these buckets: the common case */
+    if (holds && !remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_PROBE))
+      break; /* only this thread's ARs, or ones the pre-scan already waited out */
+    if (!holds || tries == 2) {
+      remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_RECORD);
+      break;
+    }
+    vg_slot_release(s); /* step back and wait as a remote */
+  }
+  t->held_ar[t->n] = ar;
+  t->held_slot[t->n++] = s;
+  if (vg_atomic_config.detector == VG_AD_WATCHPOINTS) {
+    s->armed = vg_atomic_watch_arm(s) == 0;
+    if (!s->armed)
+      vg_atomic_count(VG_AC_NO_WATCH, 1);
+  }
+  if (vg_atomic_config.mode == VG_AM_FIND)
+    maybe_pause(t, ar);
+}
+
+/* ---- the entry points --------------------------------------------------------------------- */
+
+void __vigil_atomic_register(const struct vigil_atomic_program *p) {
+  if (!p || vg_atomic_prog)
+    return; /* one program per process; a second table set is ignored */
+  if (p->abi != VIGIL_ATOMIC_ABI) {
+    fprintf(stderr,
+            "vigil: ignoring the program's atomic regions: built for atomic ABI %u, this "
+            "libvigil has ABI %u (rebuild with the vigil-cc of this libvigil)\n",
+            (unsigned)p->abi, (unsigned)VIGIL_ATOMIC_ABI);
+    return;
+  }
+  vg_config_init();
+  if (vg_atomic_configure(p) != 0)
+    return;
+  {
+    void *one[1];
+    backtrace(one, 1); /* loads the unwinder now, not in a remote's record */
+  }
+  pthread_atfork(NULL, NULL, after_fork_child);
+  vg_atomic_prog = p;
+  __atomic_store_n(&vg_ar_n_ends, p->n_ends, __ATOMIC_RELEASE);
+  __atomic_store_n(&vg_ar_n_sites, p->n_sites, __ATOMIC_RELEASE);
+  __atomic_store_n(&vg_ar_n, p->n_ars, __ATOMIC_RELEASE);
+}
+
+void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  if (ar >= __atomic_load_n(&vg_ar_n, __ATOMIC_ACQUIRE))
+    return;
+  if (t->busy | t->exited)
+    return;
+  if (__builtin_expect(!t->tid, 0)) {
+    t->busy = 1;
+    thread_start(t);
+    t->busy = 0;
+  }
+  if (vg_ar_skip[ar]) {
+    t->hot[VG_HOT_WHITELISTED]++;
+    return;
+  }
+  t->busy = 1;
+  t->hot[VG_HOT_BEGINS]++;
+  int i = held_find(t, ar);
+  if (i >= 0) { /* a loop: A is its own B (atomic.h) */
+    vg_atomic_count(VG_AC_SELF_LOOPS, 1);
+    finish(t, (uint32_t)i, vg_atomic_prog->ars[ar].first_kind, UINT32_MAX, 1, 1);
+  }
+  begin(t, ar, (uintptr_t)addr, value);
+  t->busy = 0;
+}
+
+void __vigil_ar_end(uint32_t end, void *addr) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  (void)addr; /* the pass ends an AR only where B must-alias A (atomic.h) */
+  if (!t->n || t->busy || end >= __atomic_load_n(&vg_ar_n_ends, __ATOMIC_ACQUIRE))
+    return; /* nothing held: the common case for an end whose begin was not taken */
+  const struct vigil_ar_end *e = &vg_atomic_prog->ends[end];
+  int i = held_find(t, e->ar);
+  if (i < 0)
+    return;
+  t->busy = 1;
+  t->hot[VG_HOT_ENDS]++;
+  finish(t, (uint32_t)i, e->kind, end, 0, 1);
+  t->busy = 0;
+}
+
+void __vigil_ar_clear(uint32_t first, uint32_t count) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  if (!t->n || t->busy)
+    return;
+  t->busy = 1;
+  release_all(t, first, count);
+  t->busy = 0;
+}
+
+void __vigil_access(void *addr, uint32_t site) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  if (site >= __atomic_load_n(&vg_ar_n_sites, __ATOMIC_ACQUIRE) ||
+      vg_atomic_config.detector != VG_AD_CHECKS || t->busy || t->exited)
+    return;
+  const struct vigil_access_site *as = &vg_atomic_prog->sites[site];
+  t->busy = 1;
+  if (__builtin_expect(!t->tid, 0))
+    thread_start(t);
+  remote_scan(t, (uintptr_t)addr, as->size ? as->size : VG_AR_BIG_LEN, as->kind,
+              VG_VIA_CHECK, site, holding_mode() ? SCAN_WAIT : SCAN_RECORD);
+  t->busy = 0;
+}

@@ -1,0 +1,248 @@
+/*
+ * atomic_slots.c — the global table of active atomic regions, the inline
+ * filter, and the futex protocol remotes wait with (atomic_internal.h).
+ *
+ * Why a fixed table and a CAS per claim: begin/end run millions of times a
+ * second and must not take a lock or make a system call; a remote access
+ * must find every AR of every thread on its address.  A 64-entry array of
+ * cache-line slots gives both: a thread claims the slot it used last (its
+ * `hint`, so in steady state the line stays in its own cache and the CAS
+ * does not bounce), and a scan walks at most the high-water mark.  A hash
+ * by address would make the scan shorter but a claim would then contend on
+ * whichever slot the address hashes to; with a handful of ARs live at once
+ * the linear scan is a few dozen loads and only the slow paths (a conflict
+ * in the filter, a checked access) pay it.
+ *
+ * Memory order, the one subtle point: the owner stores ACTIVE and then
+ * increments the filter with a sequentially consistent RMW; a remote's
+ * begin increments then scans.  Of two begins on one address at least one
+ * sees the other (the RMWs on the filter byte are totally ordered).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic_internal.h"
+
+volatile uint8_t __vigil_atomic_filter[VIGIL_ATOMIC_FILTER_SIZE];
+struct vg_ar_slot vg_ar_slots[VG_AR_SLOTS];
+_Atomic uint32_t vg_ar_slot_hw;
+
+uint32_t vg_atomic_tid(void) {
+  /* the backend's handler may run on a thread that never began an AR */
+  if (vg_ar_self.tid)
+    return vg_ar_self.tid;
+  return (uint32_t)syscall(SYS_gettid);
+}
+
+uint64_t vg_atomic_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO; async-signal-safe */
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the filter ------------------------------------------------------------ */
+
+/* Adds delta to every bucket [addr, addr+len) touches and returns the
+ * largest value a bucket had before.  A bucket counts the slots covering
+ * it; with VG_AR_SLOTS (64) slots and each slot counting once per bucket a
+ * byte never exceeds 64, so it cannot wrap (no saturation logic needed). */
+static unsigned filter_add(uintptr_t addr, uint32_t len, int delta) {
+  unsigned most = 0;
+  uintptr_t first = addr >> 3, last = (addr + len - 1) >> 3;
+  for (uintptr_t g = first; g <= last; g++) {
+    volatile uint8_t *b = &__vigil_atomic_filter[g & (VIGIL_ATOMIC_FILTER_SIZE - 1)];
+    unsigned old = delta > 0 ? __atomic_fetch_add(b, 1, __ATOMIC_SEQ_CST)
+                             : __atomic_fetch_sub(b, 1, __ATOMIC_SEQ_CST);
+    if (old > most)
+      most = old;
+  }
+  return most;
+}
+
+/* ---- claim, publish, release ------------------------------------------------- */
+
+static int try_claim(struct vg_ar_slot *s) {
+  uint32_t expected = VG_SLOT_FREE;
+  return atomic_load_explicit(&s->state, memory_order_relaxed) == VG_SLOT_FREE &&
+         atomic_compare_exchange_strong_explicit(&s->state, &expected, VG_SLOT_CLAIMED,
+                                                 memory_order_acquire, memory_order_relaxed);
+}
+
+/* A free slot, CLAIMED for the caller (fields to fill, then publish), or
+ * NULL when all 64 are in use (the caller counts the AR unmonitored). */
+struct vg_ar_slot *vg_slot_claim(struct vg_ar_thread *t, uintptr_t addr, uint32_t len) {
+  (void)addr, (void)len;
+  uint32_t i = t->hint;
+  if (i >= VG_AR_SLOTS || !try_claim(&vg_ar_slots[i])) {
+    for (i = 0; i < VG_AR_SLOTS; i++)
+      if (try_claim(&vg_ar_slots[i]))
+        break;
+    if (i == VG_AR_SLOTS)
+      return NULL;
+    t->hint = i;
+  }
+  uint32_t hw = atomic_load_explicit(&vg_ar_slot_hw, memory_order_relaxed);
+  while (hw < i + 1 && !atomic_compare_exchange_weak_explicit(
+                           &vg_ar_slot_hw, &hw, i + 1, memory_order_relaxed,
+                           memory_order_relaxed))
+    ;
+  return &vg_ar_slots[i];
+}
+
+/* Makes a filled-in CLAIMED slot visible: ACTIVE, then the filter.
+ * Returns nonzero when some bucket already counted another slot (the
+ * caller must look for a conflicting AR that began at the same time). */
+unsigned vg_slot_publish(struct vg_ar_slot *s) {
+  atomic_store_explicit(&s->state, VG_SLOT_ACTIVE, memory_order_release);
+  return filter_add(s->addr, s->len, +1);
+}
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *ts) {
+  return syscall(SYS_futex, (uint32_t *)w, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, 0);
+}
+
+/* Frees a slot the caller owns (in any phase): the filter first, so that
+ * a checked access that finds its bucket empty is right; then the new
+ * generation, which every waiter compares with; then FREE; then the wake,
+ * only if someone sleeps (a system call nobody needs is the one cost the
+ * common end must not have). */
+void vg_slot_release(struct vg_ar_slot *s) {
+  filter_add(s->addr, s->len, -1);
+  atomic_fetch_add_explicit(&s->futex, 1, memory_order_seq_cst);
+  atomic_store_explicit(&s->state, VG_SLOT_FREE, memory_order_release);
+  if (atomic_load_explicit(&s->waiters, memory_order_seq_cst))
+    futex(&s->futex, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
+/* ---- remotes: record, wait ------------------------------------------------------ */
+
+/* Records the remote access in slot s if s is still the instance of
+ * generation `gen`, ACTIVE, and has no record yet.  frames[0..nframes) is
+ * the remote's stack, captured by the caller before (the owner's end waits
+ * while RECORDING is set, so nothing slow happens in that window).
+ * Returns 1 recorded, 0 a repeat (counted in s->repeats), -1 the AR is
+ * gone or ending. */
+static int record(struct vg_ar_slot *s, uint32_t gen, const struct vg_ar_remote *r) {
+  uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+  for (;;) {
+    if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE ||
+        atomic_load_explicit(&s->futex, memory_order_acquire) != gen)
+      return -1;
+    if (st & (VG_SLOT_RECORDING | VG_SLOT_REMOTE)) {
+      atomic_fetch_add_explicit(&s->repeats, 1, memory_order_relaxed);
+      return 0;
+    }
+    if (atomic_compare_exchange_weak_explicit(&s->state, &st, st | VG_SLOT_RECORDING,
+                                              memory_order_acquire, memory_order_acquire))
+      break;
+  }
+  /* The CAS may have hit a new instance that reused the slot with the
+   * same state value (ABA): the generation tells.  While RECORDING is set
+   * the owner cannot release, so the check below is final. */
+  if (atomic_load_explicit(&s->futex, memory_order_acquire) != gen) {
+    atomic_fetch_and_explicit(&s->state, ~(uint32_t)VG_SLOT_RECORDING, memory_order_release);
+    return -1;
+  }
+  s->remote = *r;
+  /* RECORDING off, REMOTE on, in one step */
+  atomic_fetch_xor_explicit(&s->state, VG_SLOT_RECORDING | VG_SLOT_REMOTE,
+                            memory_order_release);
+  return 1;
+}
+
+int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned via,
+                   uint32_t site, uintptr_t pc, int capture, int hold) {
+  /* A plain look first: the remote's stack is captured only for the first
+   * remote of an AR (rare), and never inside the RECORDING window. */
+  uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
+  if (st & (VG_SLOT_RECORDING | VG_SLOT_REMOTE)) {
+    if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE ||
+        atomic_load_explicit(&s->futex, memory_order_acquire) != gen)
+      return -1;
+    atomic_fetch_add_explicit(&s->repeats, 1, memory_order_relaxed);
+    return 0;
+  }
+  struct vg_ar_remote r;
+  memset(&r, 0, sizeof r);
+  r.tid = vg_atomic_tid();
+  r.kind = (uint8_t)kind;
+  r.via = (uint8_t)via;
+  r.held = (uint8_t)hold;
+  r.site = site;
+  r.pc = pc;
+  r.time_ns = vg_atomic_now_ns();
+  prctl(PR_GET_NAME, r.thread_name); /* a system call: signal-safe */
+  if (capture)
+    r.nframes = vg_atomic_capture(r.frames, VG_AR_REMOTE_FRAMES);
+  else if (pc)
+    r.frames[0] = pc, r.nframes = 1;
+  return record(s, gen, &r);
+}
+
+/* Sleeps until slot s leaves generation `gen` (the AR ended: 1) or the
+ * timeout (0; the slot is marked EXPIRED so that later remotes do not wait
+ * on an AR whose end may never come, as in the paper's Figure 5).  Only
+ * atomics, clock_gettime and futex: usable in a signal handler. */
+int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
+  uint64_t limit = (uint64_t)vg_atomic_config.timeout_ms * 1000000u;
+  uint64_t start = vg_atomic_now_ns();
+  int ended = 0;
+  atomic_fetch_add_explicit(&s->waiters, 1, memory_order_seq_cst);
+  for (;;) {
+    if (atomic_load_explicit(&s->futex, memory_order_seq_cst) != gen) {
+      ended = 1;
+      break;
+    }
+    uint64_t spent = vg_atomic_now_ns() - start;
+    if (spent >= limit)
+      break;
+    uint64_t left = limit - spent;
+    struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+    futex(&s->futex, FUTEX_WAIT, gen, &ts); /* EAGAIN, EINTR, ETIMEDOUT: look again */
+  }
+  atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_relaxed);
+  if (!ended) {
+    uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
+    while ((st & VG_SLOT_PHASE) == VG_SLOT_ACTIVE && !(st & VG_SLOT_EXPIRED) &&
+           !atomic_compare_exchange_weak_explicit(&s->state, &st, st | VG_SLOT_EXPIRED,
+                                                  memory_order_relaxed, memory_order_relaxed))
+      ;
+    /* a new instance may have taken the slot meanwhile (ABA): not ours */
+    if (atomic_load_explicit(&s->futex, memory_order_acquire) != gen)
+      atomic_fetch_and_explicit(&s->state, ~(uint32_t)VG_SLOT_EXPIRED, memory_order_relaxed);
+  }
+  return ended;
+}
+
+/* ---- fork ------------------------------------------------------------------------ */
+
+/* In the child only the forking thread exists: its slots stay (its ARs go
+ * on; the owner's tid is the child's now), every other thread's slot is
+ * dropped without a verdict, nobody waits, and the filter is rebuilt from
+ * what is left. */
+void vg_slots_after_fork(uint32_t self_tid) {
+  memset((void *)__vigil_atomic_filter, 0, sizeof __vigil_atomic_filter);
+  for (unsigned i = 0; i < VG_AR_SLOTS; i++) {
+    struct vg_ar_slot *s = &vg_ar_slots[i];
+    uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
+    atomic_store_explicit(&s->waiters, 0, memory_order_relaxed);
+    if (st == VG_SLOT_FREE)
+      continue;
+    if (s->owner != &vg_ar_self || (st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE) {
+      atomic_fetch_add_explicit(&s->futex, 1, memory_order_relaxed);
+      atomic_store_explicit(&s->state, VG_SLOT_FREE, memory_order_relaxed);
+      continue;
+    }
+    /* a remote of the parent that was half-way through recording is gone */
+    if (st & VG_SLOT_RECORDING)
+      atomic_store_explicit(&s->state, st & ~(uint32_t)VG_SLOT_RECORDING, memory_order_relaxed);
+    s->owner_tid = self_tid;
+    filter_add(s->addr, s->len, +1);
+  }
+}
