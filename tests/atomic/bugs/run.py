@@ -13,6 +13,7 @@ Examples:
   tests/atomic/bugs/run.py --cc 'build/bin/vigil-cc --vigil-atomic -O1 -g -pthread' \\
       --env VIGIL_ATOMIC_MODE=prevent --report /tmp/atomic.jsonl
   tests/atomic/bugs/run.py --only apache-25520 --which bug -n 5 --arg 2
+  tests/atomic/bugs/run.py --correct -n 10 --report /tmp/fp.jsonl   # false positives
 
 Stdlib only.  Each run has a timeout (--timeout) and the whole invocation a
 budget (--budget); runs that would exceed the budget are skipped and counted
@@ -81,17 +82,26 @@ def main():
                     help="seconds for the whole invocation (default 1800)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-': stdout)")
     ap.add_argument("--builddir", help="where to put binaries (default: a temporary directory)")
+    ap.add_argument("--correct", action="store_true",
+                    help="run the correct programs of ../correct/*.c instead of the bugs")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each failing run's stderr")
     args = ap.parse_args()
 
-    bugs = sorted(d for d in os.listdir(HERE)
-                  if os.path.isfile(os.path.join(HERE, d, "bug.c")))
+    srcdir = HERE
+    if args.correct:
+        srcdir = os.path.join(os.path.dirname(HERE), "correct")
+        bugs = sorted(f[:-2] for f in os.listdir(srcdir) if f.endswith(".c"))
+    else:
+        bugs = sorted(d for d in os.listdir(HERE)
+                      if os.path.isfile(os.path.join(HERE, d, "bug.c")))
     if args.only:
         unknown = set(args.only) - set(bugs)
         if unknown:
             ap.error("unknown bug(s): %s" % ", ".join(sorted(unknown)))
         bugs = [b for b in bugs if b in args.only]
     which = ["bug", "fixed"] if args.which == "both" else [args.which]
+    if args.correct:
+        which = ["correct"]
 
     env = dict(os.environ)
     for kv in args.env:
@@ -106,7 +116,10 @@ def main():
     results = []
     for bug in bugs:
         for kind in which:
-            src = os.path.join(HERE, bug, kind + ".c")
+            if kind == "correct":
+                src = os.path.join(srcdir, bug + ".c")
+            else:
+                src = os.path.join(HERE, bug, kind + ".c")
             row = {"bug": bug, "program": kind, "runs": 0, "failures": 0, "timeouts": 0,
                    "skipped": 0, "reports": None, "seconds": 0.0, "built": False,
                    "messages": []}
@@ -177,9 +190,9 @@ def main():
         else:
             with open(args.json, "w") as f:
                 json.dump(doc, f, indent=2)
-    # exit status: 0 if every build succeeded and no fixed program failed
+    # exit status: 0 if every build succeeded and no fixed/correct program failed
     bad = any(not r["built"] for r in results) or any(
-        r["program"] == "fixed" and r["failures"] for r in results)
+        r["program"] in ("fixed", "correct") and r["failures"] for r in results)
     return 1 if bad else 0
 
 
