@@ -161,9 +161,9 @@ void vg_atomic_stats_at_exit(void) {
       fprintf(stderr, "vigil: %llu atomicity violation%s (%llu prevented)", (unsigned long long)v,
               v == 1 ? "" : "s", (unsigned long long)s.c[VG_AC_PREVENTED]);
     if ((vg_config.on_failure == VG_COUNT || v) && rep)
-      fprintf(stderr, "; %llu repeat%s of an already reported one not shown again "
-                      "(VIGIL_ATOMIC_DEDUP=0 shows them)", (unsigned long long)rep,
-              rep == 1 ? " was" : "s were");
+      fprintf(stderr, "; %llu %s a repeat of one already reported, not shown again "
+                      "(VIGIL_ATOMIC_DEDUP=0 shows %s)", (unsigned long long)rep,
+              rep == 1 ? "was" : "were", rep == 1 ? "it" : "them");
     if (vg_config.on_failure == VG_COUNT || v)
       fprintf(stderr, "\n");
     if (unmon)
