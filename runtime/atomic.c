@@ -114,7 +114,8 @@ enum scan { SCAN_RECORD, SCAN_WAIT, SCAN_PROBE };
  * ahead only once the variable is in no AR (§2.2), at most 4 rounds, and
  * an AR that made it wait its full timeout once is not waited on again.
  * SCAN_PROBE only counts the ones that would hold.  Returns how many. */
-static int remote_scan(struct vg_ar_thread *t, uintptr_t p, uint32_t len, unsigned kind,
+static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr_t p,
+                                                uint32_t len, unsigned kind,
                        unsigned via, uint32_t site, enum scan how) {
   int found = 0;
   for (int round = 0; round < 4; round++) {
@@ -208,6 +209,22 @@ static int decide(struct vg_ar_verdict *v, const struct vg_ar_slot *s, uint32_t 
   return 1;
 }
 
+/* The rare end: a remote was recorded.  Out of line, so that the common
+ * end has no 400-byte verdict on its stack (measured: 20 instructions of
+ * frame set-up on every end). */
+static __attribute__((noinline, cold)) void judge(struct vg_ar_slot *s, uint32_t st,
+                                                  unsigned second, uint32_t end,
+                                                  int self_loop) {
+  struct vg_ar_verdict v;
+  int report = decide(&v, s, st, second, end, self_loop);
+  if (s->armed)
+    vg_atomic_watch_release(s);
+  s->armed = 0;
+  vg_slot_release(s);
+  if (report)
+    vg_atomic_report(&v);
+}
+
 /* Ends held entry i: with a verdict (second access of `second` kind at
  * ends[end]) or without (clear, exit).  The report comes after the release,
  * so a held remote goes on while the report is symbolised. */
@@ -230,14 +247,14 @@ static void finish(struct vg_ar_thread *t, uint32_t i, unsigned second, uint32_t
                                               memory_order_acq_rel, memory_order_acquire))
       break;
   }
-  struct vg_ar_verdict v;
-  int report = verdict && (st & VG_SLOT_REMOTE) && decide(&v, s, st, second, end, self_loop);
+  if (__builtin_expect(verdict && (st & VG_SLOT_REMOTE), 0)) {
+    judge(s, st, second, end, self_loop);
+    return;
+  }
   if (s->armed)
     vg_atomic_watch_release(s);
   s->armed = 0;
   vg_slot_release(s);
-  if (report)
-    vg_atomic_report(&v);
 }
 
 static void release_all(struct vg_ar_thread *t, uint32_t first, uint32_t count) {
@@ -266,7 +283,7 @@ static inline uint64_t read_value(uintptr_t p, uint32_t len) {
 
 /* Find mode: the first begin of every AR pauses, later ones with
  * probability VIGIL_ATOMIC_PAUSE_RATE (atomic_config.c says why). */
-static void maybe_pause(struct vg_ar_thread *t, uint32_t ar) {
+static __attribute__((noinline, cold)) void maybe_pause(struct vg_ar_thread *t, uint32_t ar) {
   int first = !__atomic_load_n(&vg_ar_paused[ar], __ATOMIC_RELAXED);
   if (first)
     __atomic_store_n(&vg_ar_paused[ar], 1, __ATOMIC_RELAXED);

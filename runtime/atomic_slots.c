@@ -55,6 +55,11 @@ uint64_t vg_atomic_now_ns(void) {
 static unsigned filter_add(uintptr_t addr, uint32_t len, int delta) {
   unsigned most = 0;
   uintptr_t first = addr >> 3, last = (addr + len - 1) >> 3;
+  if (first == last) { /* an aligned scalar: one bucket */
+    volatile uint8_t *b = &__vigil_atomic_filter[first & (VIGIL_ATOMIC_FILTER_SIZE - 1)];
+    return delta > 0 ? __atomic_fetch_add(b, 1, __ATOMIC_SEQ_CST)
+                     : __atomic_fetch_sub(b, 1, __ATOMIC_SEQ_CST);
+  }
   for (uintptr_t g = first; g <= last; g++) {
     volatile uint8_t *b = &__vigil_atomic_filter[g & (VIGIL_ATOMIC_FILTER_SIZE - 1)];
     unsigned old = delta > 0 ? __atomic_fetch_add(b, 1, __ATOMIC_SEQ_CST)
