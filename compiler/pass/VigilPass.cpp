@@ -19,12 +19,14 @@
 //     --vigil-trace-events; Trace.h says why in two phases), and last the
 //     split of each function traced in its body into a traced copy and
 //     itself without records (TraceClone.cpp).
+//  8. last, with --vigil-atomic, the atomic regions (Atomic.h).
 //
 // VIGIL_FAST_PATH=0 at link time makes every hook a runtime call.  Errors in
 // the assertions (an undefined automaton, a pattern over the limits) print
 // "vigil: error: <location>: <message>" and fail the link.
 //
 //===----------------------------------------------------------------------===//
+#include "Atomic.h"
 #include "MonitorBindings.h"
 #include "Trace.h"
 #include "Pass.h"
@@ -151,7 +153,7 @@ bool Instrumenter::run() {
 }
 
 struct VigilInstrument : PassInfoMixin<VigilInstrument> {
-  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
     Instrumenter Assertions(M);
     MonitorBindings Monitors(M); // MonitorBindings.cpp
     Tracer Trace(M);             // Trace*.cpp
@@ -174,6 +176,11 @@ struct VigilInstrument : PassInfoMixin<VigilInstrument> {
     Changed |= Assertions.run();
     Changed |= Monitors.instrument();
     Changed |= Trace.instrumentAfterHooks();
+    // Last: its simplification must not change what the others match, and
+    // their hooks are __vigil_* calls it does not annotate (Atomic.h).
+    AtomicRegions Atomic(M, MAM);
+    if (Atomic.wanted())
+      Changed |= Atomic.run();
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
