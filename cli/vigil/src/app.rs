@@ -79,10 +79,13 @@ pub enum Cmd {
         cc: bool,
     },
 
-    /// Describe the assertions of a C file and their automata
+    /// Describe the assertions of a C file and their automata (or, with --atomic, its atomic regions)
     Explain {
         /// The C source file
         file: PathBuf,
+        /// List the atomic regions the link-time pass finds (vigil cc --vigil-atomic)
+        #[arg(long)]
+        atomic: bool,
         /// Output format
         #[arg(long, short = 'f', value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -266,9 +269,26 @@ fn run_cli(cli: Cli) -> Result<()> {
         }
         Cmd::Explain {
             file,
+            atomic: true,
             format,
             output,
             clang_args,
+        } => {
+            let text = crate::explain_atomic::run(&file, format, &clang_args)?;
+            match output {
+                Some(path) => std::fs::write(&path, &text)
+                    .map_err(|e| Error::failure(format!("cannot write {}: {e}", path.display()))),
+                None => std::io::stdout()
+                    .write_all(&text)
+                    .map_err(|e| Error::failure(format!("cannot write output: {e}"))),
+            }
+        }
+        Cmd::Explain {
+            file,
+            format,
+            output,
+            clang_args,
+            ..
         } => explain::run(&file, format, output.as_deref(), &clang_args),
         Cmd::Demo { keep } => demo::run(keep.as_deref()),
         Cmd::Check(args) => check_cmd::run(&args),

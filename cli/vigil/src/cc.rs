@@ -56,6 +56,8 @@ pub fn run(user: &[OsString]) -> Result<()> {
     let (trace, user) = crate::trace_flag::take_trace_flags(user)?;
     // read by the link-time pass; inherited by every command run below
     trace.export();
+    let (atomic, user) = crate::atomic_flag::take_atomic_flags(&user)?;
+    atomic.export();
     let (bindings, user) = monitor_c::take_monitor_flags(&user)?;
     if !bindings.is_empty() {
         return run_with_monitors(&bindings, &user);

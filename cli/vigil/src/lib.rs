@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod args;
+pub mod atomic_flag;
 pub mod cc;
 pub mod check_cmd;
 pub mod collect_cmd;
@@ -17,6 +18,7 @@ pub mod demo;
 pub mod dot2c_cmd;
 pub mod error;
 pub mod explain;
+pub mod explain_atomic;
 pub mod flags;
 pub mod install;
 pub mod monitor_cmd;
