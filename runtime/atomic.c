@@ -108,14 +108,25 @@ int vg_atomic_capture(uintptr_t *frames, int max) {
 
 enum scan { SCAN_RECORD, SCAN_WAIT, SCAN_PROBE };
 
-/* Every active AR of another thread on [p, p+len) that `kind` can break.
+static inline int breaks(const struct vg_ar_slot *s, unsigned kind, unsigned mine) {
+  return (s->watch & kind) || (mine & vg_atomic_prog->ars[s->ar].second_kinds);
+}
+
+/* Every active AR of another thread on [p, p+len) that `kind` can break,
+ * or, for a begin (`mine` is the new AR's watch mask), whose second access
+ * can break the new AR.  The second rule is what prevents the paper's own
+ * Figure 1: two threads read shared_ptr == NULL (a remote read does not
+ * break a read-write AR, so neither waits), then each one's write breaks
+ * the other's AR and each waits for the other until the timeout.  An AR
+ * that may write is exclusive against ARs its write would break, like a
+ * lock that readers may share until one of them can upgrade.
  * SCAN_RECORD records this access in each; SCAN_WAIT also waits for each
  * one that holds (prevent/find), and then looks again: the access goes
  * ahead only once the variable is in no AR (§2.2), at most 4 rounds, and
  * an AR that made it wait its full timeout once is not waited on again.
  * SCAN_PROBE only counts the ones that would hold.  Returns how many. */
 static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr_t p,
-                                                uint32_t len, unsigned kind,
+                                                uint32_t len, unsigned kind, unsigned mine,
                        unsigned via, uint32_t site, enum scan how) {
   int found = 0;
   for (int round = 0; round < 4; round++) {
@@ -126,7 +137,7 @@ static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr
       uint32_t gen = atomic_load_explicit(&s->futex, memory_order_acquire);
       uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
       if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || s->owner == t ||
-          !(s->watch & kind) || !vg_overlaps(s->addr, s->len, p, len) ||
+          !breaks(s, kind, mine) || !vg_overlaps(s->addr, s->len, p, len) ||
           (round && (st & VG_SLOT_EXPIRED)))
         continue;
       int hold = how == SCAN_WAIT && vg_atomic_would_hold(s);
@@ -327,20 +338,20 @@ static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t val
   struct vg_ar_slot *s = NULL;
   for (int tries = 0;; tries++) {
     if (holds && filter_any(p, len))
-      remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_WAIT);
+      remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_WAIT);
     if (t->n == VG_AR_PER_THREAD || !(s = vg_slot_claim(t, p, len))) {
       vg_atomic_count(t->n == VG_AR_PER_THREAD ? VG_AC_THREAD_FULL : VG_AC_NO_SLOT, 1);
       if (!holds)
-        remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_RECORD);
+        remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_RECORD);
       return;
     }
     fill(s, t, ar, a, p, len, value);
     if (!vg_slot_publish(s))
       break; /* no other AR in these buckets: the common case */
-    if (holds && !remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_PROBE))
+    if (holds && !remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_PROBE))
       break; /* only this thread's ARs, or ones the pre-scan already waited out */
     if (!holds || tries == 2) {
-      remote_scan(t, p, len, kind, VG_VIA_BEGIN, ar, SCAN_RECORD);
+      remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_RECORD);
       break;
     }
     vg_slot_release(s); /* step back and wait as a remote */
@@ -441,7 +452,7 @@ void __vigil_access(void *addr, uint32_t site) {
   t->busy = 1;
   if (__builtin_expect(!t->tid, 0))
     thread_start(t);
-  remote_scan(t, (uintptr_t)addr, as->size ? as->size : VG_AR_BIG_LEN, as->kind,
+  remote_scan(t, (uintptr_t)addr, as->size ? as->size : VG_AR_BIG_LEN, as->kind, 0,
               VG_VIA_CHECK, site, holding_mode() ? SCAN_WAIT : SCAN_RECORD);
   t->busy = 0;
 }
