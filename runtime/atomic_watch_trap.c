@@ -190,13 +190,16 @@ static void handler(int sig, siginfo_t *info, void *ucv) {
   struct vg_wreg *r = &vg_wregs[reg];
   if (atomic_load_explicit(&r->gen, memory_order_acquire) != gen)
     return; /* a configuration that is gone */
+  /* the core's own look at the variable (a begin reading the value it
+   * saves; a begin is seen as a remote there): neither a remote nor a
+   * reason to disarm a register the begin may be about to reuse */
+  if (vg_ar_self.busy)
+    return;
   struct vg_ar_slot *s = atomic_load_explicit(&r->slot, memory_order_acquire);
   if (!s) {
     vg_watch_disarm_stale(r, gen);
     return;
   }
-  if (vg_ar_self.busy)
-    return; /* the core's own look at the variable (a begin: seen as a remote there) */
   if (s->owner_tid == vg_atomic_tid()) {
     vg_watch_count(VG_WC_OWN);
     return;
