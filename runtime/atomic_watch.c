@@ -48,6 +48,13 @@
  * release only marks the register free; the hardware stays armed.  A trap
  * on a register that is free is stale: it is ignored and the register is
  * turned off then (one ioctl), unless a begin re-armed it first.
+ * Measured (/tmp bench, this VM, 2000 ARs each): a write-first AR on an
+ * address still armed 0.10 us (no system call, no trap); with its two
+ * local accesses 34 us (two own traps); a read-first AR alternating over
+ * 8 addresses (an ioctl per begin) 16 us, but over 2 lazily armed ones
+ * 40 us: the core's begin reads the value it saves while the released
+ * register still watches it, and that read traps (filtered: the core is
+ * busy).  Lazy release pays off for ARs whose begin does not read.
  * Registers are claimed with a try-lock per register (`busy`), never
  * waited for, so a signal handler on the same thread cannot deadlock.
  *
