@@ -87,8 +87,10 @@ public:
   /// synchronisation, not vigil's own)?  Also gives the variable's name.
   bool isShared(const llvm::Value *Ptr, const llvm::DataLayout &DL) const;
   bool isSync(const llvm::Value *Ptr, const llvm::DataLayout &DL) const;
-  /// +1 for a call that takes a lock, -1 for one that releases it (and
-  /// pthread_cond_wait, which releases and takes again: -2), 0 otherwise.
+  /// +1 for a call that takes a lock, -1 for one that releases it,
+  /// pthread_cond_wait (releases and takes again) -2, a join or barrier,
+  /// after which the other threads' writes are meant to be seen, -3;
+  /// 0 otherwise.
   int lockEffect(const llvm::CallBase &CB) const;
   SharedVar describe(const SharedAccess &A, const llvm::DataLayout &DL) const;
   /// Globals whose address escapes into pointers the analysis cannot follow.

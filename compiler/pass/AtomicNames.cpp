@@ -103,11 +103,30 @@ SharedVar fromGlobal(const GlobalVariable *GV, uint64_t Off) {
 }
 } // namespace
 
+/// A local whose address escaped: the variable itself (`box`, `box.n`).
+const DILocalVariable *declaredVariable(const Value *Alloca) {
+  Value *V = const_cast<Value *>(Alloca);
+  for (DbgVariableRecord *R : findDVRDeclares(V))
+    return R->getVariable();
+  for (DbgDeclareInst *D : findDbgDeclares(V))
+    return D->getVariable();
+  return nullptr;
+}
+
 SharedVar SharedMemory::describe(const SharedAccess &A,
                                  const DataLayout &DL) const {
   int64_t Off = 0;
   const Value *Base = GetPointerBaseWithConstantOffset(A.Ptr, Off, DL);
   const Value *Obj = getUnderlyingObject(Base, 8);
+  if (isa<AllocaInst>(Obj) && Obj == Base && Off >= 0)
+    if (const DILocalVariable *LV = declaredVariable(Obj)) {
+      SharedVar V;
+      V.Name = LV->getName().str();
+      V.File = LV->getFilename().str();
+      V.Line = LV->getLine();
+      appendPath(V.Name, LV->getType(), uint64_t(Off));
+      return V;
+    }
   if (auto *GV = dyn_cast<GlobalVariable>(Obj)) {
     if (Obj == Base && Off >= 0)
       return fromGlobal(GV, uint64_t(Off));

@@ -15,6 +15,8 @@
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 
@@ -38,8 +40,11 @@ AtomicRegions::AtomicRegions(Module &M, ModuleAnalysisManager &MAM)
     Mode = Checks;
   if (A && *A && std::strcmp(A, "0") && std::strcmp(A, "1") &&
       std::strcmp(A, "checks") && std::strcmp(A, "watchpoints"))
-    fail("--vigil-atomic", Twine("unknown detector `") + A +
-                               "`; expected checks or watchpoints");
+  {
+    errs() << "vigil: error: --vigil-atomic: unknown detector `" << A
+           << "`; expected checks or watchpoints\n";
+    report_fatal_error("vigil: bad --vigil-atomic", /*gen_crash_diag=*/false);
+  }
 }
 
 void AtomicRegions::simplify(Function &F) {

@@ -117,6 +117,12 @@ struct Flow {
       if (!CB)
         continue;
       int E = Mem.lockEffect(*CB);
+      if (E == -3) {
+        // another thread's accesses before a join are meant to be seen
+        // after it (Figure 5's required violation): nothing pairs across
+        S = acrossBackEdge(S);
+        continue;
+      }
       if (E == 1)
         ++S.Held;
       if (E < 0)
@@ -134,7 +140,8 @@ struct Flow {
   /// programmer means; they would hold other threads for whole iterations
   /// and report spin-waits.  Kivati's path-insensitive analysis kept them;
   /// here a back edge turns every fact into "reached, no known first
-  /// access" (the accesses after it are checked, not paired).
+  /// access" (the accesses after it are checked, not paired).  A join or a
+  /// barrier does the same.
   FlowState acrossBackEdge(const FlowState &S) const {
     FlowState T{BitVector(size()), BitVector(size()), S.Held};
     for (unsigned C = 0; C < NClasses; ++C)

@@ -48,7 +48,8 @@ namespace {
 struct SyncFn {
   const char *Name;
   int64_t Size; // bytes of the object at the first argument
-  int Lock;     // lock effect: +1 takes, -1 releases, -2 waits (releases)
+  int Lock;     // lock effect: +1 takes, -1 releases, -2 waits (releases),
+                //   -3 orders the threads (no pair spans a join or barrier)
 };
 // Sizes are glibc x86-64's; a larger guess only whitelists neighbours.
 const SyncFn SyncFns[] = {
@@ -64,7 +65,8 @@ const SyncFn SyncFns[] = {
     {"pthread_cond_wait", 48, -2},      {"pthread_cond_timedwait", 48, -2},
     {"pthread_cond_signal", 48, 0},     {"pthread_cond_broadcast", 48, 0},
     {"pthread_cond_init", 48, 0},       {"pthread_cond_destroy", 48, 0},
-    {"pthread_barrier_wait", 32, -2},   {"pthread_barrier_init", 32, 0},
+    {"pthread_barrier_wait", 32, -3},   {"pthread_barrier_init", 32, 0},
+    {"pthread_join", 0, -3},
     {"pthread_once", 4, 0},             {"sem_wait", 32, -2},
     {"sem_post", 32, 0},                {"sem_trywait", 32, 0},
     {"sem_timedwait", 32, -2},          {"sem_init", 32, 0},
@@ -144,7 +146,7 @@ void SharedMemory::findSync(Module &M) {
     for (Instruction &I : instructions(F)) {
       if (auto *CB = dyn_cast<CallBase>(&I)) {
         if (const SyncFn *S = syncFn(CB->getCalledFunction()))
-          if (CB->arg_size() > 0)
+          if (CB->arg_size() > 0 && S->Size)
             Add(CB->getArgOperand(0), S->Size);
         continue;
       }

@@ -17,7 +17,9 @@
 #include "Pass.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -28,6 +30,13 @@ namespace vigil {
 namespace pass {
 
 namespace {
+[[noreturn]] void bad(const Twine &Where, const Twine &Msg) {
+  errs() << "vigil: error: " << Where << ": " << Msg << "\n";
+  errs().flush();
+  report_fatal_error("vigil: the atomic-region whitelist cannot be used",
+                     /*gen_crash_diag=*/false);
+}
+
 bool identifierLike(StringRef S) {
   for (char C : S)
     if (!(std::isalnum((unsigned char)C) || C == '_' || C == '.' ||
@@ -43,7 +52,7 @@ void Whitelist::load() {
     return;
   auto Buf = MemoryBuffer::getFile(Path);
   if (!Buf)
-    fail(Path, "cannot read the atomic-region whitelist: " +
+    bad(Path, "cannot read the atomic-region whitelist: " +
                    Buf.getError().message());
   unsigned N = 0;
   SmallVector<StringRef, 64> Lines;
@@ -56,15 +65,15 @@ void Whitelist::load() {
     std::string Where = std::string(Path) + ":" + std::to_string(N);
     auto [File, Num] = E.rsplit(':');
     unsigned Line = 0;
-    if (!Num.empty() && Num != E && !Num.getAsInteger(10, Line)) {
-      if (File.empty() || Line == 0)
-        fail(Where, "expected FILE:LINE with a line number above 0, found `" +
+    if (E.contains(':')) {
+      if (File.empty() || Num.getAsInteger(10, Line) || Line == 0)
+        bad(Where, "expected FILE:LINE with a line number above 0, found `" +
                         E + "`");
       Lines_.emplace(sys::path::filename(File).str(), Line);
       continue;
     }
     if (!identifierLike(E))
-      fail(Where, "expected a variable name or FILE:LINE, found `" + E + "`");
+      bad(Where, "expected a variable name or FILE:LINE, found `" + E + "`");
     Vars.insert(E.str());
   }
 }
