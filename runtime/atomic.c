@@ -245,6 +245,7 @@ static void finish(struct vg_ar_thread *t, uint32_t i, unsigned second, uint32_t
   t->n--;
   t->held_ar[i] = t->held_ar[t->n];
   t->held_slot[i] = t->held_slot[t->n];
+  t->held_met[i] = t->held_met[t->n];
   uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
   for (unsigned spins = 0;; spins++) {
     if (st & VG_SLOT_RECORDING) { /* a remote is writing its record: a few stores */
@@ -336,9 +337,10 @@ static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t val
   unsigned kind = a->first_kind;
   int holds = holding_mode();
   struct vg_ar_slot *s = NULL;
+  int met = 0;
   for (int tries = 0;; tries++) {
     if (holds && filter_any(p, len))
-      remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_WAIT);
+      met |= remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_WAIT) > 0;
     if (t->n == VG_AR_PER_THREAD || !(s = vg_slot_claim(t, p, len))) {
       vg_atomic_count(t->n == VG_AR_PER_THREAD ? VG_AC_THREAD_FULL : VG_AC_NO_SLOT, 1);
       if (!holds)
@@ -351,12 +353,13 @@ static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t val
     if (holds && !remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_PROBE))
       break; /* only this thread's ARs, or ones the pre-scan already waited out */
     if (!holds || tries == 2) {
-      remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_RECORD);
+      met |= remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_RECORD) > 0;
       break;
     }
     vg_slot_release(s); /* step back and wait as a remote */
   }
   t->held_ar[t->n] = ar;
+  t->held_met[t->n] = met;
   t->held_slot[t->n++] = s;
   if (vg_atomic_config.detector == VG_AD_WATCHPOINTS) {
     s->armed = vg_atomic_watch_arm(s) == 0;
@@ -419,9 +422,22 @@ void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
   t->busy = 0;
 }
 
+/* B is not checked before it happens when it is always inside this
+ * thread's own AR (atomic.h): in prevent mode no other thread's AR can
+ * then hold the address, since this AR's begin waited for them.  That
+ * holds only when the begin did not have to go ahead (a timeout, two
+ * begins at once) and in the modes that do not wait; there B is recorded
+ * here, after the fact, in every other thread's AR it breaks. */
+static __attribute__((noinline, cold)) void end_as_remote(struct vg_ar_thread *t,
+                                                         const struct vigil_ar_end *e,
+                                                         uint32_t end, uintptr_t p) {
+  uint32_t len = e->size ? e->size : VG_AR_BIG_LEN;
+  if (filter_any(p, len))
+    remote_scan(t, p, len, e->kind, 0, VG_VIA_END, end, SCAN_RECORD);
+}
+
 void __vigil_ar_end(uint32_t end, void *addr) {
   struct vg_ar_thread *t = &vg_ar_self;
-  (void)addr; /* the pass ends an AR only where B must-alias A (atomic.h) */
   if (!t->n || t->busy || end >= __atomic_load_n(&vg_ar_n_ends, __ATOMIC_ACQUIRE))
     return; /* nothing held: the common case for an end whose begin was not taken */
   const struct vigil_ar_end *e = &vg_atomic_prog->ends[end];
@@ -430,6 +446,8 @@ void __vigil_ar_end(uint32_t end, void *addr) {
     return;
   t->busy = 1;
   t->hot[VG_HOT_ENDS]++;
+  if (__builtin_expect(t->held_met[i] || !holding_mode(), 0))
+    end_as_remote(t, e, end, (uintptr_t)addr);
   finish(t, (uint32_t)i, e->kind, end, 0, 1);
   t->busy = 0;
 }

@@ -66,7 +66,9 @@ enum vg_atomic_detector { VG_AD_CHECKS = 0, VG_AD_WATCHPOINTS, VG_AD_BEGIN };
 enum vg_remote_via {
   VG_VIA_BEGIN = 1, /* another thread's __vigil_ar_begin on the address   */
   VG_VIA_CHECK,     /* __vigil_access (software detector); `site` is set   */
-  VG_VIA_WATCH      /* a watchpoint trap (vg_atomic_remote); `pc` is set   */
+  VG_VIA_WATCH,     /* a watchpoint trap (vg_atomic_remote); `pc` is set   */
+  VG_VIA_END        /* another thread's second access, seen at its end;
+                       `site` is its ends[] index                          */
 };
 
 /* The first remote access recorded in an AR (the first wins; later ones
@@ -77,7 +79,8 @@ struct vg_ar_remote {
   uint8_t via;        /* enum vg_remote_via */
   uint8_t held;       /* the remote thread waits (waited) for the AR's end */
   uint8_t timed_out;  /* ... and gave up after VIGIL_ATOMIC_TIMEOUT_MS */
-  uint32_t site;      /* VG_VIA_CHECK: sites[] index; VG_VIA_BEGIN: its AR id */
+  uint32_t site;      /* VG_VIA_CHECK: sites[] index; VG_VIA_BEGIN: its AR id;
+                         VG_VIA_END: its ends[] index */
   int32_t nframes;    /* frames[] captured (0: none; 1: the pc alone) */
   uintptr_t pc;       /* VG_VIA_WATCH: the trapping instruction */
   uint64_t time_ns;   /* CLOCK_MONOTONIC when recorded */
@@ -185,6 +188,8 @@ struct vg_ar_thread {
   uint8_t listed;    /* on the live list (stats) */
   uint32_t held_ar[VG_AR_PER_THREAD];
   struct vg_ar_slot *held_slot[VG_AR_PER_THREAD];
+  /* the begin of held entry i met another thread's AR on its address */
+  uint8_t held_met[VG_AR_PER_THREAD];
   uint64_t rng;      /* find mode's pause draws (xorshift) */
   uint64_t hot[VG_HOT_N]; /* counters of the hot path, summed at exit */
   struct vg_ar_thread *next; /* live list */

@@ -81,7 +81,10 @@ static const char *kind_word(unsigned k) {
 }
 
 static const char *via_word(unsigned via) {
-  return via == VG_VIA_BEGIN ? "begin" : via == VG_VIA_CHECK ? "check" : "watchpoint";
+  return via == VG_VIA_BEGIN   ? "begin"
+         : via == VG_VIA_CHECK ? "check"
+         : via == VG_VIA_END   ? "end"
+                               : "watchpoint";
 }
 
 static void loc_text(struct vg_buf *b, const struct vigil_ar_loc *l) {
@@ -102,6 +105,8 @@ static const struct vigil_ar_loc *remote_loc(const struct vg_ar_remote *r) {
     return &p->sites[r->site].where;
   if (r->via == VG_VIA_BEGIN && r->site < p->n_ars)
     return &p->ars[r->site].first;
+  if (r->via == VG_VIA_END && r->site < p->n_ends)
+    return &p->ends[r->site].where;
   return NULL;
 }
 
