@@ -28,6 +28,7 @@ config.environment["VIGIL_BACKTRACE"] = "1"
 
 config.substitutions.append(("%vigil-cc", os.path.join(build, "bin", "vigil-cc")))
 config.substitutions.append(("%vigil-bin", os.path.join(build, "bin", "vigil")))
+config.substitutions.append(("%vigil-pass", os.path.join(build, "lib", "vigil-pass.so")))
 config.substitutions.append(("%include", os.path.join(root, "include")))
 config.substitutions.append(("%root", root))
 config.substitutions.append(

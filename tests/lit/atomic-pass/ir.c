@@ -1,0 +1,68 @@
+// What the pass inserts, on the IR: begin before a region's first access
+// (with the value a first write stores), end after each second access,
+// clear before every return, and the inline filter check (a relaxed byte
+// load, the runtime call out of line) before an access of another function
+// that may touch the variable; nothing around unshared accesses.  With
+// --vigil-atomic=watchpoints there are no checks and the program says so.
+// RUN: %clang-vigil -flto=full -O1 -g -c %s -o %t.bc
+// RUN: env VIGIL_ATOMIC=checks opt -load-pass-plugin=%vigil-pass -passes=vigil-instrument %t.bc -S -o - | FileCheck %s
+// RUN: env VIGIL_ATOMIC=checks opt -load-pass-plugin=%vigil-pass -passes=vigil-instrument %t.bc -S -o - | FileCheck --check-prefix=CTOR %s
+// RUN: env VIGIL_ATOMIC=watchpoints opt -load-pass-plugin=%vigil-pass -passes=vigil-instrument %t.bc -S -o - | FileCheck --check-prefix=WATCH %s
+// RUN: not env VIGIL_ATOMIC=tsan opt -load-pass-plugin=%vigil-pass -passes=vigil-instrument %t.bc -disable-output 2>&1 | FileCheck --check-prefix=BAD %s
+long counter;
+void *slot;
+
+void bump(void) { counter = counter + 1; }
+
+void external(void);
+void *publish(void *p) {
+  slot = p;
+  external();
+  return slot;
+}
+
+long peek(void) { return counter; }
+
+int local(int n) {
+  int a[4] = {n, n, n, n};
+  a[1] = a[1] + 1;
+  return a[1];
+}
+
+// CHECK-LABEL: define {{.*}}void @bump()
+// CHECK: call void @__vigil_ar_begin(i32 [[AR:[0-9]+]], ptr @counter, i64 0)
+// CHECK-NEXT: load i64, ptr @counter
+// CHECK: store i64 {{.*}}, ptr @counter
+// CHECK-NEXT: call void @__vigil_ar_end(i32 {{[0-9]+}}, ptr @counter)
+// CHECK: call void @__vigil_ar_clear(i32 [[AR]], i32 1)
+// CHECK-NEXT: ret void
+
+// CHECK-LABEL: define {{.*}} @publish(ptr
+// CHECK: %[[V:.*]] = ptrtoint ptr %[[P:.*]] to i64
+// CHECK-NEXT: call void @__vigil_ar_begin(i32 {{[0-9]+}}, ptr @slot, i64 %[[V]])
+// CHECK-NEXT: store ptr %[[P]], ptr @slot
+// CHECK: call void @external()
+// CHECK: load ptr, ptr @slot
+// CHECK-NEXT: call void @__vigil_ar_end(
+
+// CHECK-LABEL: define {{.*}}i64 @peek()
+// CHECK: lshr i64 ptrtoint (ptr @counter to i64), 3
+// CHECK-NEXT: and i64 %{{.*}}, 4095
+// CHECK-NEXT: getelementptr inbounds [4096 x i8], ptr @__vigil_atomic_filter, i64 0
+// CHECK-NEXT: load atomic i8, ptr %{{.*}} monotonic, align 1
+// CHECK: br i1 {{.*}}, !prof
+// CHECK: call void @__vigil_access(ptr @counter, i32 {{[0-9]+}})
+// CHECK: load i64, ptr @counter
+
+// CHECK-LABEL: define {{.*}}i32 @local(
+// CHECK-NOT: __vigil
+// CHECK: ret i32
+
+// CHECK: @__vigil_atomic_register(ptr @vigil.atomic.program)
+// CTOR: @llvm.global_ctors = {{.*}} i32 101, ptr @__vigil_atomic_ctor
+
+// WATCH-NOT: __vigil_access
+// WATCH: @vigil.atomic.program = private constant %vigil.atomic_program { i32 1, i32 0,
+// WATCH: call void @__vigil_ar_begin
+
+// BAD: vigil: error: --vigil-atomic: unknown detector `tsan`; expected checks or watchpoints
