@@ -4,7 +4,8 @@
 #   make test    install what is missing, build, run every test suite
 #   make build   build/bin/vigil, build/bin/vigil-cc, build/lib/*
 #   make bench   ThinTESLA benchmarks A-M, LTTng comparison, sweeps, kernel
-#                monitors vs ftrace/bpftrace -> bench/results/
+#                monitors vs ftrace/bpftrace, event stream, atomic regions
+#                (Kivati) on CivetWeb and pigz vs TSan -> bench/results/
 #
 # On a fresh Debian 12 machine the first run installs the Debian packages
 # and the Python/Rust tools the build needs (you need root, or sudo).
@@ -148,6 +149,7 @@ bench: build bench-deps
 	python3 bench/run.py --build-dir "$(BUILD)/bench" --vigil-cc "$(BUILD)/bin/vigil-cc"
 	python3 bench/kernel/run.py --vigil "$(BUILD)/bin/vigil"
 	python3 bench/stream/run.py --vigil "$(BUILD)/bin/vigil" --build-dir "$(BUILD)/bench/stream"
+	python3 bench/atomic/run.py --vigil-cc "$(BUILD)/bin/vigil-cc" --build-dir "$(BUILD)/bench/atomic"
 
 # Before/after on A-M: builds git revision BASE (default: the last commit)
 # in a worktree under build/ and runs both side by side (bench/compare.py).
