@@ -727,7 +727,8 @@ def plot(res, path):
     ax.set_xticks(np.arange(len(names)) + width * (len(WORKLOADS) - 1) / 2)
     ax.set_xticklabels([LABEL[n].replace("vigil ", "vigil\n").replace(", ", ",\n")
                         for n in names], fontsize=8)
-    ax.set_ylabel("time / plain (median; bars: per-round IQR)")
+    ax.set_yscale("log")
+    ax.set_ylabel("time / plain (median, log; bars: per-round IQR)")
     ax.set_title("Slowdown on real workloads (2 vCPUs)")
     ax.legend(fontsize=8)
     ax = axes[1]
