@@ -5,7 +5,9 @@ For every bug directory (one with bug.c) this builds bug.c and fixed.c with
 the given compiler command, runs each binary N times with the given
 environment, and prints a table: runs, failures (non-zero exit, signal or
 timeout), and -- when VIGIL_REPORT is set -- how many JSON lines with
-"kind":"atomicity-violation" the runs appended to that file.
+"kind":"atomicity" the runs appended to that file (one per reported
+violation, as runtime/atomic_report.c writes them; the VIGIL_STATS summary
+line, "kind":"atomic-stats", is not counted).
 
 Examples:
   tests/atomic/bugs/run.py                        # plain clang-19, 20 runs
@@ -33,7 +35,9 @@ DEFAULT_CC = "clang-19 -O1 -g -pthread"
 
 
 def count_reports(path):
-    """Lines of a JSONL file that are atomicity-violation reports."""
+    """Lines of a JSONL file that are atomicity-violation reports: the runtime
+    (runtime/atomic_report.c) writes one object with "kind":"atomicity" per
+    violation; other lines (e.g. the "atomic-stats" summary) are not counted."""
     n = 0
     try:
         with open(path, "r", errors="replace") as f:
@@ -44,10 +48,10 @@ def count_reports(path):
                 try:
                     obj = json.loads(line)
                 except ValueError:
-                    if '"kind":"atomicity-violation"' in line.replace(" ", ""):
+                    if '"kind":"atomicity"' in line.replace(" ", ""):
                         n += 1
                     continue
-                if isinstance(obj, dict) and obj.get("kind") == "atomicity-violation":
+                if isinstance(obj, dict) and obj.get("kind") == "atomicity":
                     n += 1
     except FileNotFoundError:
         pass
@@ -72,7 +76,7 @@ def main():
                     help="environment for the runs (repeatable)")
     ap.add_argument("--report", metavar="FILE",
                     help="set VIGIL_REPORT=FILE per run (a fresh file per binary) and count "
-                         "atomicity-violation lines")
+                         "atomicity-violation lines (\"kind\":\"atomicity\")")
     ap.add_argument("--only", action="append", default=[], help="bug directory names to run")
     ap.add_argument("--which", choices=["bug", "fixed", "both"], default="both")
     ap.add_argument("--arg", action="append", default=[],

@@ -150,9 +150,10 @@ static void *request(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  long scale = argc > 1 ? atol(argv[1]) : 1;
-  if (scale < 1) scale = 1;
+  double scale = argc > 1 ? atof(argv[1]) : 1; /* may be a fraction, e.g. 0.1 */
+  if (!(scale > 0)) scale = 1;
   nrounds = ROUNDS * scale;
+  if (nrounds < 1) nrounds = 1;
   pthread_t th[NTHREADS];
   for (long t = 0; t < NTHREADS; t++) pthread_create(&th[t], NULL, request, (void *)t);
   for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);

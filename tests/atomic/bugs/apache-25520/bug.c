@@ -121,9 +121,10 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  long scale = argc > 1 ? atol(argv[1]) : 1;
-  if (scale < 1) scale = 1;
+  double scale = argc > 1 ? atof(argv[1]) : 1; /* may be a fraction, e.g. 0.1 */
+  if (!(scale > 0)) scale = 1;
   nrequests = REQUESTS * scale;
+  if (nrequests < 1) nrequests = 1;
   /* Slack after the struct: when the race hits, a line can be copied past
    * outbuf's end (it overflowed into the heap in httpd too); keep that
    * inside our allocation so the failure shows as a wrong log. */

@@ -119,9 +119,10 @@ static void *client(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  long scale = argc > 1 ? atol(argv[1]) : 1;
-  if (scale < 1) scale = 1;
+  double scale = argc > 1 ? atof(argv[1]) : 1; /* may be a fraction, e.g. 0.1 */
+  if (!(scale > 0)) scale = 1;
   nrequests = REQUESTS * scale;
+  if (nrequests < 1) nrequests = 1;
   static proxy_worker_shared shm[NMEMBERS];
   static proxy_worker members[NMEMBERS];
   static const char *names[NMEMBERS] = {"backend1:8080", "backend2:8080"};

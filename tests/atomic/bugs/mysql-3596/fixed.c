@@ -101,9 +101,10 @@ static void *connection(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  long scale = argc > 1 ? atol(argv[1]) : 1;
-  if (scale < 1) scale = 1;
+  double scale = argc > 1 ? atof(argv[1]) : 1; /* may be a fraction, e.g. 0.1 */
+  if (!(scale > 0)) scale = 1;
   long passes = PASSES * scale;
+  if (passes < 1) passes = 1;
   for (int i = 0; i < NCONN; i++) {
     thds[i].thread_id = 10 + (unsigned long)i;
     thds[i].host = "localhost";

@@ -155,9 +155,10 @@ static void *flusher(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  long scale = argc > 1 ? atol(argv[1]) : 1;
-  if (scale < 1) scale = 1;
+  double scale = argc > 1 ? atof(argv[1]) : 1; /* may be a fraction, e.g. 0.1 */
+  if (!(scale > 0)) scale = 1;
   ninserts = INSERTS * scale;
+  if (ninserts < 1) ninserts = 1;
   log_open(&mysql_bin_log, LOG_BIN);
 
   pthread_t conns[NCONN], fl;
