@@ -131,25 +131,12 @@ def main():
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per run")
     ap.add_argument("--skip", action="append", default=[],
                     choices=["plain", "find", "prevent", "fixed"])
-    ap.add_argument("--known-failure", action="append", default=[], metavar="STEP=WHY",
-                    help="a step known to fail (a runtime/pass limitation, README.md): its "
-                         "result is printed with KNOWN FAILURE and WHY instead of failing the "
-                         "check; it is never an error either way (the failures are timing "
-                         "dependent)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
-    known = {}
-    for kv in args.known_failure:
-        k, _, v = kv.partition("=")
-        known[k] = v
-
     def verdict(step, good):
-        """The step's suffix; clears ok when a step not known to fail failed."""
+        """The step's suffix; clears ok when the step failed."""
         nonlocal ok
-        if step in known:
-            return " [KNOWN FAILURE: %s%s]" % (known[step],
-                                               "; did not show this time" if good else "")
         if not good:
             ok = False
             return " [FAILED]"
