@@ -163,6 +163,7 @@ private:
   std::vector<llvm::Constant *> EndRows, SiteRows;
   llvm::GlobalVariable *Program = nullptr;
   bool NonGlobalVars = false; // some AR's variable is not a global
+  bool AddressTakenVars = false; // some AR's global has its address taken
   llvm::DenseSet<const llvm::GlobalVariable *> GlobalVars;
   llvm::DenseSet<const llvm::Instruction *> Annotated; // begin/end accesses
 };

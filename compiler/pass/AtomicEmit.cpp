@@ -77,13 +77,13 @@ struct Types {
     I8 = Type::getInt8Ty(C), I16 = Type::getInt16Ty(C);
     I32 = Type::getInt32Ty(C), I64 = Type::getInt64Ty(C);
     Ptr = PointerType::getUnqual(C), Void = Type::getVoidTy(C);
-    Loc = StructType::create(C, {Ptr, I32, I32}, "vigil.ar_loc");
-    Var = StructType::create(C, {Ptr, Loc}, "vigil.atomic_var");
-    Ar = StructType::create(C, {I32, I32, Ptr, Loc, I8, I8, I8, I8, I32}, "vigil.ar");
-    End = StructType::create(C, {I32, I8, I8, I16, Loc}, "vigil.ar_end");
-    Site = StructType::create(C, {I32, I8, I8, I16, Loc}, "vigil.access_site");
-    Prog = StructType::create(C, {I32, I32, I32, I32, I32, I32, Ptr, Ptr, Ptr, Ptr},
-                              "vigil.atomic_program");
+    // literal (uniqued) types: every Types made in the pass is the same
+    Loc = StructType::get(C, {Ptr, I32, I32});
+    Var = StructType::get(C, {Ptr, Loc});
+    Ar = StructType::get(C, {I32, I32, Ptr, Loc, I8, I8, I8, I8, I32});
+    End = StructType::get(C, {I32, I8, I8, I16, Loc});
+    Site = End; // same layout (include/vigil/atomic.h)
+    Prog = StructType::get(C, {I32, I32, I32, I32, I32, I32, Ptr, Ptr, Ptr, Ptr});
   }
 };
 

@@ -118,11 +118,8 @@ bool AtomicRegions::needsCheck(const Value *Ptr) const {
         return true;
       continue;
     }
-    if (NonGlobalVars)
+    if (NonGlobalVars || AddressTakenVars)
       return true;
-    for (const GlobalVariable *GV : GlobalVars)
-      if (Mem->addressTaken(GV))
-        return true;
   }
   return false;
 }
@@ -133,6 +130,8 @@ bool AtomicRegions::run() {
   M.getOrInsertNamedMetadata("vigil.atomic");
   WL.load();
   analyse();
+  for (const GlobalVariable *GV : GlobalVars)
+    AddressTakenVars |= Mem->addressTaken(GV);
   if (Explain != NoExplain) {
     explain();
     return false;

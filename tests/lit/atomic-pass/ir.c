@@ -62,7 +62,7 @@ int local(int n) {
 // CTOR: @llvm.global_ctors = {{.*}} i32 101, ptr @__vigil_atomic_ctor
 
 // WATCH-NOT: __vigil_access
-// WATCH: @vigil.atomic.program = private constant %vigil.atomic_program { i32 1, i32 0,
+// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 1, i32 0,
 // WATCH: call void @__vigil_ar_begin
 
 // BAD: vigil: error: --vigil-atomic: unknown detector `tsan`; expected checks or watchpoints
