@@ -408,10 +408,12 @@ mod tests {
         match cli.command {
             Cmd::Explain {
                 file,
+                atomic,
                 format,
                 output,
                 clang_args,
             } => {
+                assert!(!atomic);
                 assert_eq!(file, PathBuf::from("a.c"));
                 assert_eq!(format, Format::Dot);
                 assert_eq!(output, Some(PathBuf::from("a.dot")));
@@ -429,6 +431,12 @@ mod tests {
             }
         ));
         assert!(Cli::try_parse_from(os(&["vigil", "explain", "a.c", "--format", "pdf"])).is_err());
+        let cli =
+            Cli::try_parse_from(os(&["vigil", "explain", "--atomic", "a.c", "-f", "json"])).unwrap();
+        assert!(matches!(
+            cli.command,
+            Cmd::Explain { atomic: true, format: Format::Json, .. }
+        ));
     }
 
     #[test]
