@@ -66,6 +66,9 @@ static void thread_exit(void *p) {
   struct vg_ar_thread *t = &vg_ar_self;
   t->busy = 1;
   release_all(t, 0, UINT32_MAX); /* its ARs end with it, without a verdict */
+  vg_atomic_flush_pending(t);
+  free(t->pending);
+  t->pending = NULL;
   if (vg_atomic_config.detector == VG_AD_WATCHPOINTS)
     vg_atomic_watch_thread_exit();
   vg_atomic_stats_thread_exit(t);
@@ -108,26 +111,45 @@ int vg_atomic_capture(uintptr_t *frames, int max) {
 
 enum scan { SCAN_RECORD, SCAN_WAIT, SCAN_PROBE };
 
-static inline int breaks(const struct vg_ar_slot *s, unsigned kind, unsigned mine) {
-  return (s->watch & kind) || (mine & vg_atomic_prog->ars[s->ar].second_kinds);
+/* Does an access of `kind` (and, for a begin, the new AR `mine`) conflict
+ * with slot s's AR?  Three ways: the access breaks s's AR (Figure 2); s's
+ * owner will still access the variable in a way that breaks the new AR;
+ * the new AR's owner will still access it in a way that breaks s's AR.
+ * "Will still access" is later_kinds (atomic.h): the AR's ends and those of
+ * the ARs chained to it, so `x += n` after a read of x (R->R, then R->W)
+ * counts as the writer it is from its first read.  The second rule is what
+ * prevents the paper's own Figure 1: two threads read shared_ptr == NULL (a
+ * remote read does not break a read-write AR, so neither would wait), then
+ * each one's write breaks the other's AR and each waits for the other until
+ * the timeout.  The third is its mirror, and the chain keeps it free of
+ * deadlock: a thread that will write is stopped at the first read of its
+ * chain, before it holds anything on the variable, instead of at an
+ * upgrade from a read-read AR to a read-write one, where two threads that
+ * both hold a read-read AR would wait for each other.  An AR that may write
+ * is exclusive against ARs its writes would break, like a lock that readers
+ * share until one of them is going to write. */
+static inline unsigned conflict(const struct vg_ar_slot *s, unsigned kind,
+                                const struct vigil_ar *mine, unsigned *later) {
+  *later = 0;
+  if (s->watch & kind)
+    return 1;
+  if (!mine)
+    return 0;
+  *later = mine->later_kinds & s->watch;
+  return *later || (mine->watch & vg_atomic_prog->ars[s->ar].later_kinds);
 }
 
-/* Every active AR of another thread on [p, p+len) that `kind` can break,
- * or, for a begin (`mine` is the new AR's watch mask), whose second access
- * can break the new AR.  The second rule is what prevents the paper's own
- * Figure 1: two threads read shared_ptr == NULL (a remote read does not
- * break a read-write AR, so neither waits), then each one's write breaks
- * the other's AR and each waits for the other until the timeout.  An AR
- * that may write is exclusive against ARs its write would break, like a
- * lock that readers may share until one of them can upgrade.
+/* Every active AR of another thread on [p, p+len) that conflicts with this
+ * access (for a begin, `mine` is the new AR).
  * SCAN_RECORD records this access in each; SCAN_WAIT also waits for each
  * one that holds (prevent/find), and then looks again: the access goes
  * ahead only once the variable is in no AR (§2.2), at most 4 rounds, and
  * an AR that made it wait its full timeout once is not waited on again.
  * SCAN_PROBE only counts the ones that would hold.  Returns how many. */
 static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr_t p,
-                                                uint32_t len, unsigned kind, unsigned mine,
-                       unsigned via, uint32_t site, enum scan how) {
+                                                uint32_t len, unsigned kind,
+                                                const struct vigil_ar *mine, unsigned via,
+                                                uint32_t site, enum scan how) {
   int found = 0;
   for (int round = 0; round < 4; round++) {
     int waited = 0;
@@ -136,8 +158,10 @@ static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr
       struct vg_ar_slot *s = &vg_ar_slots[i];
       uint32_t gen = atomic_load_explicit(&s->futex, memory_order_acquire);
       uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+      unsigned later;
       if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || s->owner == t ||
-          !breaks(s, kind, mine) || !vg_overlaps(s->addr, s->len, p, len) ||
+          !vg_overlaps(s->addr, s->len, p, len) ||
+          !conflict(s, kind, how == SCAN_RECORD ? NULL : mine, &later) ||
           (round && (st & VG_SLOT_EXPIRED)))
         continue;
       int hold = how == SCAN_WAIT && vg_atomic_would_hold(s);
@@ -145,11 +169,22 @@ static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr
         found += vg_atomic_would_hold(s);
         continue;
       }
-      int r = vg_slot_record(s, gen, kind, via, site, 0, 1, hold);
-      if (r < 0)
+      /* Only what breaks s's AR is recorded there (a slot keeps its first
+       * remote; a harmless one would hide the next).  A begin held for
+       * what its region would do next (later) is a prediction: find mode
+       * reports it (widening windows to see such pairs is its job), while
+       * prevent mode waits silently, as a lock would. */
+      if (!hold || vg_atomic_config.mode != VG_AM_FIND)
+        later = 0;
+      if ((s->watch & kind) || later) {
+        int r = vg_slot_record(s, gen, kind, later, via, site, 0, 1, hold);
+        if (r < 0)
+          continue;
+        vg_atomic_count(r ? VG_AC_REMOTES : VG_AC_REMOTE_REPEATS, 1);
+      } else if (!hold) {
         continue;
+      }
       found++;
-      vg_atomic_count(r ? VG_AC_REMOTES : VG_AC_REMOTE_REPEATS, 1);
       if (hold) {
         vg_atomic_count(vg_slot_wait(s, gen) ? VG_AC_HELD : VG_AC_TIMEOUTS, 1);
         waited = 1;
@@ -176,7 +211,7 @@ int vg_atomic_remote(struct vg_ar_slot *s, unsigned kind, uintptr_t pc, int can_
       s->owner_tid == vg_atomic_tid())
     return VG_REMOTE_NOT_HELD;
   int hold = can_hold && vg_atomic_would_hold(s);
-  int r = vg_slot_record(s, gen, kind, VG_VIA_WATCH, UINT32_MAX, pc, 0, hold);
+  int r = vg_slot_record(s, gen, kind, 0, VG_VIA_WATCH, UINT32_MAX, pc, 0, hold);
   if (r < 0)
     return VG_REMOTE_NOT_HELD;
   vg_atomic_count(r ? VG_AC_REMOTES : VG_AC_REMOTE_REPEATS, 1);
@@ -207,7 +242,8 @@ static int decide(struct vg_ar_verdict *v, const struct vg_ar_slot *s, uint32_t 
   v->end = end;
   v->second_kind = (uint8_t)second;
   v->self_loop = (uint8_t)self_loop;
-  if (!vg_atomic_pattern(s->first_kind, s->remote.kind, second, v->pattern)) {
+  if (!vg_atomic_pattern(s->first_kind, s->remote.kind | s->remote.later, second,
+                         v->pattern)) {
     vg_atomic_count(VG_AC_SERIALIZABLE, 1);
     return 0;
   }
@@ -220,10 +256,37 @@ static int decide(struct vg_ar_verdict *v, const struct vg_ar_slot *s, uint32_t 
   return 1;
 }
 
+/* A report symbolises two stacks: the first one in a process reads the
+ * debug info (50-200 ms measured), later ones take 0.1-1 ms.  A thread
+ * that still holds an AR (the next AR of a chain: `x += n` ends R->R
+ * after R->W began) would hold every other thread on the variable that
+ * long, past the timeout, and the timed-out accesses break the ARs they
+ * waited for.  So the report waits until the thread holds no AR; the
+ * local backtrace is then taken where its last AR ended (the same function
+ * or its caller).  VG_AR_PENDING deferred verdicts at most; past that they
+ * are reported at once. */
+#define VG_AR_PENDING 8
+
+static int defer(struct vg_ar_thread *t, const struct vg_ar_verdict *v) {
+  if (!t->pending)
+    t->pending = malloc(VG_AR_PENDING * sizeof *t->pending);
+  if (!t->pending || t->npending == VG_AR_PENDING)
+    return 0;
+  t->pending[t->npending++] = *v;
+  return 1;
+}
+
+void vg_atomic_flush_pending(struct vg_ar_thread *t) {
+  for (uint32_t i = 0; i < t->npending; i++)
+    vg_atomic_report(&t->pending[i]);
+  t->npending = 0;
+}
+
 /* The rare end: a remote was recorded.  Out of line, so that the common
  * end has no 400-byte verdict on its stack (measured: 20 instructions of
  * frame set-up on every end). */
-static __attribute__((noinline, cold)) void judge(struct vg_ar_slot *s, uint32_t st,
+static __attribute__((noinline, cold)) void judge(struct vg_ar_thread *t,
+                                                  struct vg_ar_slot *s, uint32_t st,
                                                   unsigned second, uint32_t end,
                                                   int self_loop) {
   struct vg_ar_verdict v;
@@ -232,7 +295,7 @@ static __attribute__((noinline, cold)) void judge(struct vg_ar_slot *s, uint32_t
     vg_atomic_watch_release(s);
   s->armed = 0;
   vg_slot_release(s);
-  if (report)
+  if (report && !(t->n && defer(t, &v)))
     vg_atomic_report(&v);
 }
 
@@ -260,7 +323,7 @@ static void finish(struct vg_ar_thread *t, uint32_t i, unsigned second, uint32_t
       break;
   }
   if (__builtin_expect(verdict && (st & VG_SLOT_REMOTE), 0)) {
-    judge(s, st, second, end, self_loop);
+    judge(t, s, st, second, end, self_loop);
     return;
   }
   if (s->armed)
@@ -330,7 +393,41 @@ static void fill(struct vg_ar_slot *s, struct vg_ar_thread *t, uint32_t ar,
  * entered.  Two begins at the same moment both see each other after
  * publishing; in prevent mode both step back (a thread waiting while it
  * holds an AR another thread waits on would stall both until the
- * timeout), at most twice, then go ahead recorded. */
+ * timeout) and try again after a random pause that grows with each try,
+ * which breaks the tie (at most BEGIN_TRIES, then go ahead recorded:
+ * counted as begins_forced).  A thread that already holds an AR on the
+ * address whose later accesses announced this one (the chain of `x += n`,
+ * the second AR of Figure 4) neither waits nor steps back: its chain began
+ * first, every other begin on the address waits for it, and one that was
+ * forced ahead is the one that waits when its own chain goes on.  Waiting
+ * here instead would deadlock the two chains until the timeout. */
+#define BEGIN_TRIES 8
+
+static int chained(const struct vg_ar_thread *t, const struct vigil_ar *a, uintptr_t p,
+                   uint32_t len) {
+  unsigned kinds = a->first_kind | a->later_kinds;
+  for (uint32_t i = 0; i < t->n; i++)
+    if (vg_overlaps(t->held_slot[i]->addr, t->held_slot[i]->len, p, len) &&
+        !(kinds & ~vg_atomic_prog->ars[t->held_ar[i]].later_kinds))
+      return 1;
+  return 0;
+}
+
+static __attribute__((noinline, cold)) void back_off(struct vg_ar_thread *t, int tries) {
+  vg_atomic_count(VG_AC_COLLISIONS, 1);
+  t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17;
+  unsigned spins = (unsigned)(t->rng % (32u << tries));
+  for (unsigned i = 0; i < spins; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    atomic_signal_fence(memory_order_seq_cst);
+#endif
+  }
+  if (tries >= 3)
+    sched_yield(); /* the other begin may be a preempted thread on this core */
+}
+
 static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t value) {
   const struct vigil_ar *a = &vg_atomic_prog->ars[ar];
   uint32_t len = a->size ? a->size : VG_AR_BIG_LEN;
@@ -338,25 +435,29 @@ static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t val
   int holds = holding_mode();
   struct vg_ar_slot *s = NULL;
   int met = 0;
+  int first = !holds || !t->n || !chained(t, a, p, len);
   for (int tries = 0;; tries++) {
-    if (holds && filter_any(p, len))
-      met |= remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_WAIT) > 0;
+    if (holds && first && filter_any(p, len))
+      met |= remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_WAIT) > 0;
     if (t->n == VG_AR_PER_THREAD || !(s = vg_slot_claim(t, p, len))) {
       vg_atomic_count(t->n == VG_AR_PER_THREAD ? VG_AC_THREAD_FULL : VG_AC_NO_SLOT, 1);
       if (!holds)
-        remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_RECORD);
+        remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_RECORD);
       return;
     }
     fill(s, t, ar, a, p, len, value);
     if (!vg_slot_publish(s))
       break; /* no other AR in these buckets: the common case */
-    if (holds && !remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_PROBE))
-      break; /* only this thread's ARs, or ones the pre-scan already waited out */
-    if (!holds || tries == 2) {
-      met |= remote_scan(t, p, len, kind, a->watch, VG_VIA_BEGIN, ar, SCAN_RECORD) > 0;
+    if (holds && (!first || !remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_PROBE)))
+      break; /* a chain that goes on, or only ARs the pre-scan already waited out */
+    if (!holds || tries == BEGIN_TRIES - 1) {
+      if (holds)
+        vg_atomic_count(VG_AC_FORCED, 1);
+      met |= remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_RECORD) > 0;
       break;
     }
     vg_slot_release(s); /* step back and wait as a remote */
+    back_off(t, tries);
   }
   t->held_ar[t->n] = ar;
   t->held_met[t->n] = met;
@@ -433,7 +534,7 @@ static __attribute__((noinline, cold)) void end_as_remote(struct vg_ar_thread *t
                                                          uint32_t end, uintptr_t p) {
   uint32_t len = e->size ? e->size : VG_AR_BIG_LEN;
   if (filter_any(p, len))
-    remote_scan(t, p, len, e->kind, 0, VG_VIA_END, end, SCAN_RECORD);
+    remote_scan(t, p, len, e->kind, NULL, VG_VIA_END, end, SCAN_RECORD);
 }
 
 void __vigil_ar_end(uint32_t end, void *addr) {
@@ -449,6 +550,8 @@ void __vigil_ar_end(uint32_t end, void *addr) {
   if (__builtin_expect(t->held_met[i] || !holding_mode(), 0))
     end_as_remote(t, e, end, (uintptr_t)addr);
   finish(t, (uint32_t)i, e->kind, end, 0, 1);
+  if (__builtin_expect(t->npending != 0, 0) && !t->n)
+    vg_atomic_flush_pending(t);
   t->busy = 0;
 }
 
@@ -458,6 +561,8 @@ void __vigil_ar_clear(uint32_t first, uint32_t count) {
     return;
   t->busy = 1;
   release_all(t, first, count);
+  if (__builtin_expect(t->npending != 0, 0) && !t->n)
+    vg_atomic_flush_pending(t);
   t->busy = 0;
 }
 
@@ -470,7 +575,7 @@ void __vigil_access(void *addr, uint32_t site) {
   t->busy = 1;
   if (__builtin_expect(!t->tid, 0))
     thread_start(t);
-  remote_scan(t, (uintptr_t)addr, as->size ? as->size : VG_AR_BIG_LEN, as->kind, 0,
+  remote_scan(t, (uintptr_t)addr, as->size ? as->size : VG_AR_BIG_LEN, as->kind, NULL,
               VG_VIA_CHECK, site, holding_mode() ? SCAN_WAIT : SCAN_RECORD);
   t->busy = 0;
 }

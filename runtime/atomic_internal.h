@@ -78,7 +78,9 @@ struct vg_ar_remote {
   uint8_t kind;       /* VIGIL_AR_READ, _WRITE or both (read-modify-write) */
   uint8_t via;        /* enum vg_remote_via */
   uint8_t held;       /* the remote thread waits (waited) for the AR's end */
-  uint8_t timed_out;  /* ... and gave up after VIGIL_ATOMIC_TIMEOUT_MS */
+  uint8_t later;      /* VG_VIA_BEGIN: the kinds the remote's own region
+                         goes on to access that break this AR (its begin
+                         was held for them; the pattern counts them) */
   uint32_t site;      /* VG_VIA_CHECK: sites[] index; VG_VIA_BEGIN: its AR id;
                          VG_VIA_END: its ends[] index */
   int32_t nframes;    /* frames[] captured (0: none; 1: the pc alone) */
@@ -191,10 +193,17 @@ struct vg_ar_thread {
   /* the begin of held entry i met another thread's AR on its address */
   uint8_t held_met[VG_AR_PER_THREAD];
   uint64_t rng;      /* find mode's pause draws (xorshift) */
+  /* verdicts of ARs that ended while this thread held others (atomic.c,
+   * judge): reported once it holds none; malloc'd on first use */
+  struct vg_ar_verdict *pending;
+  uint32_t npending;
   uint64_t hot[VG_HOT_N]; /* counters of the hot path, summed at exit */
   struct vg_ar_thread *next; /* live list */
 };
 extern _Thread_local struct vg_ar_thread vg_ar_self;
+
+/* atomic.c: reports the verdicts this thread deferred (at exit too) */
+void vg_atomic_flush_pending(struct vg_ar_thread *t);
 
 /* atomic_slots.c */
 uint32_t vg_atomic_tid(void);
@@ -207,7 +216,7 @@ void vg_slot_release(struct vg_ar_slot *s);
 /* Records a remote access in s if it is still generation gen: 1 recorded,
  * 0 a repeat, -1 gone.  capture: take the caller's stack (not in a signal
  * handler: backtrace() is not async-signal-safe). */
-int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned via,
+int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned later, unsigned via,
                    uint32_t site, uintptr_t pc, int capture, int hold);
 /* 1 when the AR of generation gen ended, 0 on timeout (s is EXPIRED). */
 int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen);
@@ -252,7 +261,8 @@ enum vg_atomic_counter {
   VG_AC_BEGINS, VG_AC_ENDS, VG_AC_CLEARS, VG_AC_WHITELISTED, VG_AC_NO_SLOT,
   VG_AC_NO_WATCH, VG_AC_THREAD_FULL, VG_AC_REMOTES, VG_AC_REMOTE_REPEATS, VG_AC_HELD,
   VG_AC_TIMEOUTS, VG_AC_VIOLATIONS, VG_AC_PREVENTED, VG_AC_REPEATED_REPORTS,
-  VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_N
+  VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_COLLISIONS,
+  VG_AC_FORCED, VG_AC_N
 };
 void vg_atomic_count(enum vg_atomic_counter c, uint64_t n);
 void vg_atomic_stats_thread_start(struct vg_ar_thread *t);

@@ -179,6 +179,8 @@ static void build_text(struct parts *x, const struct vg_ar_verdict *v, const cha
              v->self_loop ? ", the first access again (a loop)" : "");
   vg_bprintf(&x->remote, "%s at %s, thread %u (%s), seen by %s", kind_word(r->kind),
              x->where_remote.p, r->tid, r->thread_name, via_word(r->via));
+  if (r->later) /* held at its begin for what its region does next */
+    vg_bprintf(&x->remote, "; its region then %ss it", kind_word(r->later));
   verdict_text(&x->verdict, v);
   vg_bprintf(&x->text, "atomic region of %s in %s: %s at %s, then %s at %s", var,
              a->function_name ? a->function_name : "?", kind_word(a->first_kind),
@@ -186,7 +188,7 @@ static void build_text(struct parts *x, const struct vg_ar_verdict *v, const cha
   vg_bprintf(&x->expl,
              "thread %u's %s of %s came between this thread's %s and %s of it; no serial "
              "order of the three accesses gives that (%s)",
-             r->tid, kind_word(r->kind), var, kind_word(a->first_kind),
+             r->tid, kind_word(r->kind | r->later), var, kind_word(a->first_kind),
              kind_word(v->second_kind), v->pattern);
   vg_bprintf(&x->event, "remote %s at %s", kind_word(r->kind), x->where_remote.p);
   vg_bprintf(&x->heading, "vigil: atomicity violation (%s) on %s at %s", v->pattern, var,
@@ -232,6 +234,8 @@ static void build_json(struct parts *x, const struct vg_ar_verdict *v,
     vg_bprintf(j, ",\"pc\":\"0x%lx\"", (unsigned long)r->pc);
   if (r->via == VG_VIA_CHECK)
     vg_bprintf(j, ",\"site\":%u", r->site);
+  if (r->later)
+    vg_bprintf(j, ",\"later\":\"%s\"", kind_word(r->later));
   vg_bprintf(j, ",\"repeats\":%u,\"backtrace\":",
              (unsigned)atomic_load_explicit(&v->slot.repeats, memory_order_relaxed));
   frames_json(j, rf, nrf);

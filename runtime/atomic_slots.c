@@ -161,7 +161,7 @@ static int record(struct vg_ar_slot *s, uint32_t gen, const struct vg_ar_remote 
   return 1;
 }
 
-int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned via,
+int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned later, unsigned via,
                    uint32_t site, uintptr_t pc, int capture, int hold) {
   /* A plain look first: the remote's stack is captured only for the first
    * remote of an AR (rare), and never inside the RECORDING window. */
@@ -177,6 +177,7 @@ int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned v
   memset(&r, 0, sizeof r);
   r.tid = vg_atomic_tid();
   r.kind = (uint8_t)kind;
+  r.later = (uint8_t)later;
   r.via = (uint8_t)via;
   r.held = (uint8_t)hold;
   r.site = site;

@@ -109,6 +109,8 @@ static const struct {
     {"prevented", VG_AC_PREVENTED},
     {"repeated_reports", VG_AC_REPEATED_REPORTS},
     {"pauses", VG_AC_PAUSES},
+    {"begin_collisions", VG_AC_COLLISIONS},
+    {"begins_forced", VG_AC_FORCED},
 };
 
 static uint64_t field(const struct totals *s, int which) {
@@ -139,6 +141,10 @@ static void write_json(const struct totals *s) {
 }
 
 void vg_atomic_stats_at_exit(void) {
+  /* this thread's deferred verdicts; another thread that is still inside
+   * an AR when the process exits loses its own (docs/atomic.md) */
+  vg_ar_self.busy = 1;
+  vg_atomic_flush_pending(&vg_ar_self);
   vg_atomic_train_write();
   struct totals s;
   sum(&s);

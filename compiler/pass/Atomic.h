@@ -151,6 +151,8 @@ private:
   void explain() const;  // AtomicEmit.cpp
   void instrumentFunction(FunctionRegions &FR); // AtomicEmit.cpp
   void insertChecks();   // AtomicEmit.cpp
+  void checkAccess(llvm::Instruction *I, llvm::Value *P, unsigned SiteId, bool Write,
+                   llvm::FunctionCallee Access, llvm::GlobalVariable *Filter);
   bool needsCheck(const llvm::Value *Ptr) const;
 
   llvm::Module &M;

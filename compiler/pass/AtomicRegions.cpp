@@ -152,13 +152,97 @@ struct Flow {
     return T;
   }
 
+  using BlockOrder = DenseMap<BasicBlock *, unsigned>;
+
+  static bool backEdge(BasicBlock *P, BasicBlock *BB, const BlockOrder &Order) {
+    return Order.lookup(P) >= Order.lookup(BB);
+  }
+
+  /// The successor of a loop header that its first test never takes, or
+  /// null.  The pass sees loops before rotation: `for (t = 0; t < 4; t++)`
+  /// tests t < 4 in the header, and the edge that skips the body would
+  /// let an access before the loop pair with one after it, across the
+  /// pthread_join in the body, into a region that spans the threads' whole
+  /// life.  Only the plain case: the header compares one of its phis with
+  /// a constant and the phi is a constant on every edge into the loop.
+  static BasicBlock *neverFirst(BasicBlock *H, const BlockOrder &Order) {
+    auto *Br = dyn_cast<BranchInst>(H->getTerminator());
+    auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+    if (!Cmp || Br->getSuccessor(0) == Br->getSuccessor(1))
+      return nullptr;
+    bool PhiFirst = isa<PHINode>(Cmp->getOperand(0));
+    auto *Phi = dyn_cast<PHINode>(Cmp->getOperand(PhiFirst ? 0 : 1));
+    auto *Bound = dyn_cast<ConstantInt>(Cmp->getOperand(PhiFirst ? 1 : 0));
+    if (!Phi || !Bound || Phi->getParent() != H)
+      return nullptr;
+    int Taken = -1;
+    bool Loop = false;
+    for (BasicBlock *P : predecessors(H)) {
+      if (backEdge(P, H, Order)) {
+        Loop = true;
+        continue;
+      }
+      auto *Init = dyn_cast<ConstantInt>(Phi->getIncomingValueForBlock(P));
+      if (!Init)
+        return nullptr;
+      const APInt &L = PhiFirst ? Init->getValue() : Bound->getValue();
+      const APInt &R = PhiFirst ? Bound->getValue() : Init->getValue();
+      int T = ICmpInst::compare(L, R, Cmp->getPredicate()) ? 0 : 1;
+      if (Taken >= 0 && T != Taken)
+        return nullptr;
+      Taken = T;
+    }
+    return Loop && Taken >= 0 ? Br->getSuccessor(1 - Taken) : nullptr;
+  }
+
+  /// What reaches BB from its predecessors; the edge a header's first test
+  /// never takes carries only what came around the loop (Skip, OutBack).
+  FlowState meetPreds(BasicBlock *BB, const BlockOrder &Order,
+                      DenseMap<BasicBlock *, FlowState> &Out,
+                      DenseMap<BasicBlock *, BasicBlock *> &Skip,
+                      DenseMap<BasicBlock *, FlowState> &OutBack) const {
+    FlowState S{BitVector(size()), BitVector(size()), -1};
+    for (BasicBlock *P : predecessors(BB)) {
+      auto SkipIt = Skip.find(P);
+      if (SkipIt != Skip.end() && SkipIt->second == BB) {
+        auto It = OutBack.find(P);
+        if (It != OutBack.end())
+          meet(S, It->second);
+        continue;
+      }
+      auto It = Out.find(P);
+      if (It == Out.end())
+        continue;
+      meet(S, backEdge(P, BB, Order) ? acrossBackEdge(It->second) : It->second);
+    }
+    return S;
+  }
+
+  /// A header's out state counting only the loop's back edges.
+  FlowState aroundLoop(BasicBlock *H, const BlockOrder &Order,
+                       DenseMap<BasicBlock *, FlowState> &Out) {
+    FlowState S{BitVector(size()), BitVector(size()), -1};
+    for (BasicBlock *P : predecessors(H)) {
+      auto It = Out.find(P);
+      if (It != Out.end() && backEdge(P, H, Order))
+        meet(S, acrossBackEdge(It->second));
+    }
+    if (S.Held >= 0)
+      transfer(*H, S, false);
+    return S;
+  }
+
   void run() {
     ReversePostOrderTraversal<Function *> RPO(&F);
-    DenseMap<BasicBlock *, unsigned> Order;
+    BlockOrder Order;
     unsigned N = 0;
     for (BasicBlock *BB : RPO)
       Order[BB] = N++;
-    DenseMap<BasicBlock *, FlowState> In, Out;
+    DenseMap<BasicBlock *, BasicBlock *> Skip;
+    for (BasicBlock *BB : RPO)
+      if (BasicBlock *Never = neverFirst(BB, Order))
+        Skip[BB] = Never;
+    DenseMap<BasicBlock *, FlowState> In, Out, OutBack;
     FlowState Entry{BitVector(size()), BitVector(size()), 0};
     for (unsigned C = 0; C < NClasses; ++C) {
       Entry.Reach.set(FR.Accesses.size() + C);
@@ -167,18 +251,8 @@ struct Flow {
     for (bool Changed = true; Changed;) {
       Changed = false;
       for (BasicBlock *BB : RPO) {
-        FlowState S{BitVector(size()), BitVector(size()), -1};
-        if (BB == &F.getEntryBlock())
-          S = Entry;
-        for (BasicBlock *P : predecessors(BB)) {
-          auto It = Out.find(P);
-          if (It == Out.end())
-            continue;
-          if (Order.lookup(P) >= Order.lookup(BB))
-            meet(S, acrossBackEdge(It->second));
-          else
-            meet(S, It->second);
-        }
+        FlowState S = BB == &F.getEntryBlock() ? Entry
+                                               : meetPreds(BB, Order, Out, Skip, OutBack);
         if (S.Held < 0)
           continue;
         In[BB] = S;
@@ -186,6 +260,14 @@ struct Flow {
         auto It = Out.find(BB);
         if (It == Out.end() || !(It->second == S)) {
           Out[BB] = S;
+          Changed = true;
+        }
+        if (!Skip.count(BB))
+          continue;
+        FlowState Back = aroundLoop(BB, Order, Out);
+        auto BackIt = OutBack.find(BB);
+        if (Back.Held >= 0 && (BackIt == OutBack.end() || !(BackIt->second == Back))) {
+          OutBack[BB] = Back;
           Changed = true;
         }
       }

@@ -37,12 +37,23 @@
  *        consecutive ids.
  *
  * and, when the program is built with access checks (the software
- * detector, flag VIGIL_ATOMIC_CHECKS), before every other access that may
+ * detector, flag VIGIL_ATOMIC_CHECKS), around every other access that may
  * touch the variable of some AR (an access that is always inside an AR of
- * its own thread is not checked):
+ * its own thread is not checked): before a write,
  *
  *     if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)])
  *       __vigil_access(addr, site);
+ *     *addr = v;
+ *
+ * and after a read, which is read again if an AR was open (the runtime
+ * returns once that AR has ended; a check before a read would leave a
+ * window between the filter's load and the read):
+ *
+ *     v = *addr;
+ *     if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)]) {
+ *       __vigil_access(addr, site);
+ *       v = *addr;
+ *     }
  *
  * The runtime keeps a bucket non-zero while some thread holds an AR on an
  * address of that bucket, so a program outside every AR pays one load and
@@ -64,7 +75,7 @@
 extern "C" {
 #endif
 
-#define VIGIL_ATOMIC_ABI 1
+#define VIGIL_ATOMIC_ABI 2
 
 /* Access kinds, also used as masks. */
 #define VIGIL_AR_READ 1u
@@ -100,7 +111,13 @@ struct vigil_ar {
   uint8_t second_kinds; /* union of its ends' kinds */
   uint8_t watch;        /* remote kinds that can break it (Figure 6) */
   uint8_t size;         /* bytes the first access touches (1..8, 0: more) */
-  uint32_t reserved;
+  /* The kinds of every access the owner can still make to the variable
+   * while it holds this AR or an AR chained to it (one whose first access
+   * is an end of this one: `x += n` after a read of x is R->R then R->W).
+   * A begin is exclusive against ARs whose later accesses would break it,
+   * and whose own later accesses would break them (runtime/atomic.c). */
+  uint8_t later_kinds;
+  uint8_t reserved[3];
 };
 
 /* One end of an AR: a second access B. */

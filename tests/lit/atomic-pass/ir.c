@@ -1,8 +1,9 @@
 // What the pass inserts, on the IR: begin before a region's first access
 // (with the value a first write stores), end after each second access,
 // clear before every return, and the inline filter check (a relaxed byte
-// load, the runtime call out of line) before an access of another function
-// that may touch the variable; nothing around unshared accesses.  With
+// load, the runtime call out of line) around an access of another function
+// that may touch the variable: before a write, after a read (which is read
+// again when an AR was open); nothing around unshared accesses.  With
 // --vigil-atomic=watchpoints there are no checks and the program says so.
 // RUN: %clang-vigil -flto=full -O1 -g -c %s -o %t.bc
 // RUN: env VIGIL_ATOMIC=checks opt -load-pass-plugin=%vigil-pass -passes=vigil-instrument %t.bc -S -o - | FileCheck %s
@@ -22,6 +23,8 @@ void *publish(void *p) {
 }
 
 long peek(void) { return counter; }
+
+void poke(long v) { counter = v; }
 
 int local(int n) {
   int a[4] = {n, n, n, n};
@@ -46,13 +49,23 @@ int local(int n) {
 // CHECK-NEXT: call void @__vigil_ar_end(
 
 // CHECK-LABEL: define {{.*}}i64 @peek()
-// CHECK: lshr i64 ptrtoint (ptr @counter to i64), 3
+// CHECK: %[[X:.*]] = load i64, ptr @counter
+// CHECK-NEXT: fence acquire
+// CHECK-NEXT: lshr i64 ptrtoint (ptr @counter to i64), 3
 // CHECK-NEXT: and i64 %{{.*}}, 4095
 // CHECK-NEXT: getelementptr inbounds [4096 x i8], ptr @__vigil_atomic_filter, i64 0
 // CHECK-NEXT: load atomic i8, ptr %{{.*}} monotonic, align 1
 // CHECK: br i1 {{.*}}, !prof
 // CHECK: call void @__vigil_access(ptr @counter, i32 {{[0-9]+}})
-// CHECK: load i64, ptr @counter
+// CHECK-NEXT: %[[Y:.*]] = load i64, ptr @counter
+// CHECK: phi i64 [ %[[X]], %{{.*}} ], [ %[[Y]], %{{.*}} ]
+
+// CHECK-LABEL: define {{.*}}void @poke(
+// CHECK: load atomic i8, ptr %{{.*}} monotonic, align 1
+// CHECK: call void @__vigil_access(ptr @counter, i32 {{[0-9]+}})
+// CHECK: store i64 %{{.*}}, ptr @counter
+// CHECK-NOT: __vigil_access
+// CHECK: ret void
 
 // CHECK-LABEL: define {{.*}}i32 @local(
 // CHECK-NOT: __vigil
@@ -62,7 +75,7 @@ int local(int n) {
 // CTOR: @llvm.global_ctors = {{.*}} i32 101, ptr @__vigil_atomic_ctor
 
 // WATCH-NOT: __vigil_access
-// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 1, i32 0,
+// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 2, i32 0,
 // WATCH: call void @__vigil_ar_begin
 
 // BAD: vigil: error: --vigil-atomic: unknown detector `tsan`; expected checks or watchpoints
