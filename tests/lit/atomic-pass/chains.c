@@ -3,7 +3,7 @@
 //    region says its chain goes on to write (explain's "then ... it", JSON
 //    "later"), which is what makes the runtime hold a writer at its first read;
 //  - a clear on the edge after which a region can no longer end
-//    (`x = 0; if (c) x = 1;` when c is false);
+//    (`x = 0; note(); if (c) x = 1;` when c is false);
 //  - a loop whose first test is constant does not let an access before the
 //    loop pair with one after it across the pthread_join in its body.
 // RUN: %vigil-bin explain --atomic %s | FileCheck %s
@@ -24,6 +24,7 @@ long add(long k) {
 
 void maybe(int c) {
   x = 0;
+  note();
   if (c)
     x = 1;
 }
@@ -45,4 +46,7 @@ int run(void) {
 // JSON: "later": "read-write"
 // IR-LABEL: define {{.*}}void @maybe(
 // IR: call void @__vigil_ar_begin(i32 [[AR:[0-9]+]], ptr @x
+// the edge where c is false, then the return
 // IR: call void @__vigil_ar_clear(i32 [[AR]], i32 1)
+// IR: call void @__vigil_ar_clear(i32 [[AR]], i32 1)
+// IR-NEXT: ret void
