@@ -49,4 +49,4 @@ int run(void) {
 // the edge where c is false, then the return
 // IR: call void @__vigil_ar_clear(i32 [[AR]], i32 1)
 // IR: call void @__vigil_ar_clear(i32 [[AR]], i32 1)
-// IR-NEXT: ret void
+// IR: ret void
