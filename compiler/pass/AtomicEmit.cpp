@@ -153,6 +153,19 @@ void clearDeadEdges(const FunctionRegions &FR, const Region &R, FunctionCallee C
     for (BasicBlock *P : predecessors(Work.pop_back_val()))
       if (CanEnd.insert(P).second)
         Work.push_back(P);
+  // a block whose last access of R is an end has finished R on every path
+  SmallPtrSet<const Instruction *, 8> EndAt;
+  for (unsigned E : R.Ends)
+    EndAt.insert(FR.Accesses[E].I);
+  auto EndsIt = [&](BasicBlock *BB) {
+    for (Instruction &I : reverse(*BB)) {
+      if (&I == FR.Accesses[R.First].I)
+        return false;
+      if (EndAt.count(&I))
+        return true;
+    }
+    return false;
+  };
   BasicBlock *FirstBB = FR.Accesses[R.First].I->getParent();
   SmallPtrSet<BasicBlock *, 16> Seen{FirstBB};
   SmallVector<std::pair<BasicBlock *, BasicBlock *>, 4> Dead;
@@ -161,7 +174,7 @@ void clearDeadEdges(const FunctionRegions &FR, const Region &R, FunctionCallee C
     BasicBlock *BB = Work.pop_back_val();
     for (BasicBlock *S : successors(BB)) {
       if (!CanEnd.count(S)) {
-        if (!S->isEHPad())
+        if (!S->isEHPad() && !EndsIt(BB))
           Dead.push_back({BB, S});
       } else if (Seen.insert(S).second) {
         Work.push_back(S);
