@@ -372,8 +372,11 @@ static __attribute__((noinline, cold)) void maybe_pause(struct vg_ar_thread *t, 
   vg_atomic_count(VG_AC_PAUSES, 1);
 }
 
+/* `reads`: a begin_read, which reads the variable itself after the
+ * publication and only then sets saved (saved_ready stays 0 until then). */
 static void fill(struct vg_ar_slot *s, struct vg_ar_thread *t, uint32_t ar,
-                 const struct vigil_ar *a, uintptr_t p, uint32_t len, uint64_t value) {
+                 const struct vigil_ar *a, uintptr_t p, uint32_t len, uint64_t value,
+                 int reads) {
   s->owner = t;
   s->owner_tid = t->tid;
   s->addr = p;
@@ -383,7 +386,10 @@ static void fill(struct vg_ar_slot *s, struct vg_ar_thread *t, uint32_t ar,
   s->watch = a->watch;
   s->armed = 0;
   atomic_store_explicit(&s->repeats, 0, memory_order_relaxed);
+  /* a begin_read's own read replaces this one; until then a trap's undo
+   * (atomic_watch_trap.c) restores the value from before the begin */
   s->saved = a->first_kind & VIGIL_AR_WRITE ? value : read_value(p, len);
+  atomic_store_explicit(&s->saved_ready, !reads, memory_order_relaxed);
   s->begin_ns = 0;
 }
 
@@ -428,7 +434,8 @@ static __attribute__((noinline, cold)) void back_off(struct vg_ar_thread *t, int
     sched_yield(); /* the other begin may be a preempted thread on this core */
 }
 
-static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t value) {
+static struct vg_ar_slot *begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p,
+                                uint64_t value, int reads) {
   const struct vigil_ar *a = &vg_atomic_prog->ars[ar];
   uint32_t len = a->size ? a->size : VG_AR_BIG_LEN;
   unsigned kind = a->first_kind;
@@ -443,9 +450,9 @@ static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t val
       vg_atomic_count(t->n == VG_AR_PER_THREAD ? VG_AC_THREAD_FULL : VG_AC_NO_SLOT, 1);
       if (!holds)
         remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_RECORD);
-      return;
+      return NULL;
     }
-    fill(s, t, ar, a, p, len, value);
+    fill(s, t, ar, a, p, len, value, reads);
     if (!vg_slot_publish(s))
       break; /* no other AR in these buckets: the common case */
     if (holds && (!first || !remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_PROBE)))
@@ -467,8 +474,7 @@ static void begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t val
     if (!s->armed)
       vg_atomic_count(VG_AC_NO_WATCH, 1);
   }
-  if (vg_atomic_config.mode == VG_AM_FIND)
-    maybe_pause(t, ar);
+  return s;
 }
 
 /* ---- the entry points --------------------------------------------------------------------- */
@@ -497,12 +503,15 @@ void __vigil_atomic_register(const struct vigil_atomic_program *p) {
   __atomic_store_n(&vg_ar_n, p->n_ars, __ATOMIC_RELEASE);
 }
 
-void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
-  struct vg_ar_thread *t = &vg_ar_self;
+/* The begin both entry points share: 0 when the AR is not monitored here
+ * (not registered, re-entered, whitelisted), else 1 with the thread busy
+ * and *slot the AR's slot (NULL: unmonitored, counted). */
+static inline int enter(struct vg_ar_thread *t, uint32_t ar, uintptr_t p, uint64_t value,
+                        int reads, struct vg_ar_slot **slot) {
   if (ar >= __atomic_load_n(&vg_ar_n, __ATOMIC_ACQUIRE))
-    return;
+    return 0;
   if (t->busy | t->exited)
-    return;
+    return 0;
   if (__builtin_expect(!t->tid, 0)) {
     t->busy = 1;
     thread_start(t);
@@ -510,7 +519,7 @@ void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
   }
   if (vg_ar_skip[ar]) {
     t->hot[VG_HOT_WHITELISTED]++;
-    return;
+    return 0;
   }
   t->busy = 1;
   t->hot[VG_HOT_BEGINS]++;
@@ -519,8 +528,51 @@ void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
     vg_atomic_count(VG_AC_SELF_LOOPS, 1);
     finish(t, (uint32_t)i, vg_atomic_prog->ars[ar].first_kind, UINT32_MAX, 1, 1);
   }
-  begin(t, ar, (uintptr_t)addr, value);
+  *slot = begin(t, ar, p, value, reads);
+  return 1;
+}
+
+void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  struct vg_ar_slot *s;
+  if (!enter(t, ar, (uintptr_t)addr, value, 0, &s))
+    return;
+  if (vg_atomic_config.mode == VG_AM_FIND)
+    maybe_pause(t, ar);
   t->busy = 0;
+}
+
+static inline uint64_t load_sized(uintptr_t p, uint32_t len) {
+  switch (len) {
+  case 1: return __atomic_load_n((uint8_t *)p, __ATOMIC_RELAXED);
+  case 2: return __atomic_load_n((uint16_t *)p, __ATOMIC_RELAXED);
+  case 4: return __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED);
+  default: return __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED);
+  }
+}
+
+/* The read A, made here after the publication (a seq_cst RMW per bucket,
+ * which on x86 is a full fence: the read cannot be served before the
+ * filter shows the AR).  Find mode pauses after it: the window to widen is
+ * between A and B. */
+uint64_t __vigil_ar_begin_read(uint32_t ar, void *addr, uint32_t size) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  uintptr_t p = (uintptr_t)addr;
+  struct vg_ar_slot *s;
+  if (!enter(t, ar, p, 0, 1, &s))
+    return load_sized(p, size);
+#if !defined(__x86_64__) && !defined(__i386__)
+  atomic_thread_fence(memory_order_seq_cst);
+#endif
+  uint64_t v = load_sized(p, size);
+  if (s) {
+    s->saved = v;
+    atomic_store_explicit(&s->saved_ready, 1, memory_order_release);
+  }
+  if (vg_atomic_config.mode == VG_AM_FIND)
+    maybe_pause(t, ar);
+  t->busy = 0;
+  return v;
 }
 
 /* B is not checked before it happens when it is always inside this
@@ -577,5 +629,20 @@ void __vigil_access(void *addr, uint32_t site) {
     thread_start(t);
   remote_scan(t, (uintptr_t)addr, as->size ? as->size : VG_AR_BIG_LEN, as->kind, NULL,
               VG_VIA_CHECK, site, holding_mode() ? SCAN_WAIT : SCAN_RECORD);
+  t->busy = 0;
+}
+
+void __vigil_access_written(void *addr, uint32_t site, uint64_t old, uint64_t value) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  if (site >= __atomic_load_n(&vg_ar_n_sites, __ATOMIC_ACQUIRE) ||
+      vg_atomic_config.detector != VG_AD_CHECKS || t->busy || t->exited)
+    return;
+  const struct vigil_access_site *as = &vg_atomic_prog->sites[site];
+  if (as->size != 1 && as->size != 2 && as->size != 4 && as->size != 8)
+    return; /* the pass exchanges only these */
+  t->busy = 1;
+  if (__builtin_expect(!t->tid, 0))
+    thread_start(t);
+  vg_atomic_undo_write(t, (uintptr_t)addr, as->size, site, old, value);
   t->busy = 0;
 }

@@ -118,7 +118,9 @@ struct vg_ar_slot {
   uint8_t first_kind;        /* VIGIL_AR_READ or VIGIL_AR_WRITE */
   uint8_t watch;             /* remote kinds that can break it */
   uint8_t armed;             /* the watch backend armed it */
-  uint8_t reserved;
+  /* `saved` is final (a begin_read sets it after its read, which follows
+   * the publication; a checked write that raced with it waits for this) */
+  _Atomic uint8_t saved_ready;
   _Atomic uint32_t repeats;  /* remote accesses after the recorded one */
   uint64_t saved;            /* the variable's value after the first local access */
   uint64_t begin_ns;         /* only in find mode or when a remote is recorded: 0 */
@@ -204,6 +206,9 @@ extern _Thread_local struct vg_ar_thread vg_ar_self;
 
 /* atomic.c: reports the verdicts this thread deferred (at exit too) */
 void vg_atomic_flush_pending(struct vg_ar_thread *t);
+/* A checked write whose second check found an AR (atomic_undo.c). */
+void vg_atomic_undo_write(struct vg_ar_thread *t, uintptr_t p, uint32_t len, uint32_t site,
+                          uint64_t old, uint64_t value);
 
 /* atomic_slots.c */
 uint32_t vg_atomic_tid(void);
@@ -262,7 +267,7 @@ enum vg_atomic_counter {
   VG_AC_NO_WATCH, VG_AC_THREAD_FULL, VG_AC_REMOTES, VG_AC_REMOTE_REPEATS, VG_AC_HELD,
   VG_AC_TIMEOUTS, VG_AC_VIOLATIONS, VG_AC_PREVENTED, VG_AC_REPEATED_REPORTS,
   VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_COLLISIONS,
-  VG_AC_FORCED, VG_AC_N
+  VG_AC_FORCED, VG_AC_UNDONE, VG_AC_NOT_UNDONE, VG_AC_N
 };
 void vg_atomic_count(enum vg_atomic_counter c, uint64_t n);
 void vg_atomic_stats_thread_start(struct vg_ar_thread *t);

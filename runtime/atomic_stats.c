@@ -111,6 +111,8 @@ static const struct {
     {"pauses", VG_AC_PAUSES},
     {"begin_collisions", VG_AC_COLLISIONS},
     {"begins_forced", VG_AC_FORCED},
+    {"writes_undone", VG_AC_UNDONE},
+    {"writes_not_undone", VG_AC_NOT_UNDONE},
 };
 
 static uint64_t field(const struct totals *s, int which) {

@@ -30,6 +30,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -134,6 +135,23 @@ private:
 FunctionRegions findRegions(llvm::Function &F, const SharedMemory &Mem,
                             llvm::AAResults &AA, const Whitelist &WL);
 
+/// AtomicExchange.cpp: the accesses the runtime makes as one instruction.
+/// Bytes of a naturally aligned scalar of 1, 2, 4 or 8 bytes, else 0.
+unsigned exchangeableSize(llvm::Type *Ty, llvm::Align A, const llvm::DataLayout &DL);
+llvm::Value *toI64(llvm::IRBuilderBase &B, llvm::Value *V, const llvm::DataLayout &DL);
+llvm::Value *fromI64(llvm::IRBuilderBase &B, llvm::Value *V, llvm::Type *Ty,
+                     const llvm::DataLayout &DL);
+/// An AR's first read made by __vigil_ar_begin_read; returns the load, now
+/// unused (to erase after emission), or null if it stays as it is.
+llvm::LoadInst *beginRead(llvm::Module &M, llvm::LoadInst *LI, unsigned ArId,
+                          const llvm::DataLayout &DL);
+/// A checked write as a seq_cst exchange (the store is erased), or null.
+llvm::AtomicRMWInst *exchangeWrite(llvm::StoreInst *SI, const llvm::DataLayout &DL);
+/// The check after an exchanged write: __vigil_access_written if the filter
+/// byte Filter[Idx] is set.
+void secondCheck(llvm::Module &M, llvm::AtomicRMWInst *X, llvm::Value *Filter,
+                 llvm::Value *Idx, unsigned SiteId, const llvm::DataLayout &DL);
+
 /// The pass's entry point for atomic regions.
 class AtomicRegions {
 public:
@@ -168,6 +186,7 @@ private:
   bool AddressTakenVars = false; // some AR's global has its address taken
   llvm::DenseSet<const llvm::GlobalVariable *> GlobalVars;
   llvm::DenseSet<const llvm::Instruction *> Annotated; // begin/end accesses
+  std::vector<llvm::LoadInst *> ReadByBegin; // first reads begin_read made: erased last
 };
 
 } // namespace pass

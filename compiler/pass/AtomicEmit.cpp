@@ -200,22 +200,21 @@ void AtomicRegions::instrumentFunction(FunctionRegions &FR) {
   const DataLayout &DL = M.getDataLayout();
   for (Region &R : FR.Regions) {
     SharedAccess &A = FR.Accesses[R.First];
-    IRBuilder<> B(A.I);
-    Value *V = B.getInt64(0);
-    if (auto *SI = dyn_cast<StoreInst>(A.I)) {
-      Value *X = SI->getValueOperand();
-      Type *Ty = X->getType();
-      if (Ty->isPointerTy())
-        V = B.CreatePtrToInt(X, T.I64);
-      else if ((Ty->isIntegerTy() || Ty->isFloatingPointTy()) &&
-               DL.getTypeSizeInBits(Ty) <= 64) {
-        if (!Ty->isIntegerTy())
-          X = B.CreateBitCast(X, B.getIntNTy(DL.getTypeSizeInBits(Ty)));
-        V = B.CreateZExt(X, T.I64);
-      }
-    }
-    B.CreateCall(Begin, {B.getInt32(R.Id), A.Ptr, V})->setDebugLoc(A.I->getDebugLoc());
     Annotated.insert(A.I);
+    auto *LI = dyn_cast<LoadInst>(A.I);
+    if (LoadInst *Dead = LI ? beginRead(M, LI, R.Id, DL) : nullptr) {
+      ReadByBegin.push_back(Dead);
+    } else {
+      IRBuilder<> B(A.I);
+      Value *V = B.getInt64(0);
+      if (auto *SI = dyn_cast<StoreInst>(A.I)) {
+        Type *Ty = SI->getValueOperand()->getType();
+        if (Ty->isPointerTy() || ((Ty->isIntegerTy() || Ty->isFloatingPointTy()) &&
+                                  DL.getTypeSizeInBits(Ty) <= 64))
+          V = toI64(B, SI->getValueOperand(), DL);
+      }
+      B.CreateCall(Begin, {B.getInt32(R.Id), A.Ptr, V})->setDebugLoc(A.I->getDebugLoc());
+    }
     for (unsigned E : R.Ends) {
       SharedAccess &S = FR.Accesses[E];
       unsigned EndId = EndRows.size();
@@ -294,7 +293,9 @@ void AtomicRegions::insertChecks() {
 }
 
 /// The inline check of one access.  A write is checked before it: the
-/// runtime holds it while an AR it would break is open.  A read is checked
+/// runtime holds it while an AR it would break is open; a write the runtime
+/// can exchange is also checked after it (AtomicExchange.cpp), which closes
+/// the window between the first check and the store.  A read is checked
 /// after it and read again if an AR was open: a check before the read
 /// leaves a window between the filter's load and the read in which another
 /// thread can begin an AR and write (measured on mysql-791: a row lost in
@@ -323,8 +324,11 @@ void AtomicRegions::checkAccess(Instruction *I, Value *P, unsigned SiteId, bool 
       MDBuilder(M.getContext()).createUnlikelyBranchWeights());
   IRBuilder<> S(Then);
   S.CreateCall(Access, {P, S.getInt32(SiteId)})->setDebugLoc(I->getDebugLoc());
-  if (Write)
+  if (Write) {
+    if (AtomicRMWInst *X = exchangeWrite(cast<StoreInst>(I), M.getDataLayout()))
+      secondCheck(M, X, Filter, Idx, SiteId, M.getDataLayout());
     return;
+  }
   Instruction *Again = I->clone();
   S.Insert(Again);
   BasicBlock *Tail = At->getParent();
@@ -383,6 +387,9 @@ void AtomicRegions::emit() {
   B.CreateRetVoid();
   // before the program's constructors, which may start threads
   appendToGlobalCtors(M, Ctor, 101);
+  for (LoadInst *LI : ReadByBegin) // every table and check is made: nothing refers to it
+    LI->eraseFromParent();
+  ReadByBegin.clear();
 }
 
 void AtomicRegions::explain() const {

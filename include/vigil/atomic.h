@@ -26,6 +26,12 @@
  *   __vigil_ar_begin(ar, addr, value)  right before A.  `value` is the value
  *        A stores when A is a write (zero-extended; the runtime needs the
  *        value after A to undo a remote write, §3.3), 0 for a read.
+ *   v = __vigil_ar_begin_read(ar, addr, size)  instead of the begin and A
+ *        when A is a read of size = 1, 2, 4 or 8 naturally aligned bytes: the runtime
+ *        makes A itself, after the AR is published, and returns the value
+ *        (zero-extended).  So the AR's saved value is exactly what A read,
+ *        which is what lets a checked write that raced with the begin know
+ *        whether A saw it (below).
  *   __vigil_ar_end(end, addr)          right after each B (end indexes
  *        `ends`: which AR, B's kind and location).  When A is its own B (a
  *        loop), no end is emitted: a begin of an AR the thread already holds
@@ -39,13 +45,24 @@
  * and, when the program is built with access checks (the software
  * detector, flag VIGIL_ATOMIC_CHECKS), around every other access that may
  * touch the variable of some AR (an access that is always inside an AR of
- * its own thread is not checked): before a write,
+ * its own thread is not checked): around a write,
  *
  *     if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)])
- *       __vigil_access(addr, site);
- *     *addr = v;
+ *       __vigil_access(addr, site);                 (hold it before)
+ *     old = atomic_exchange(addr, v);               (seq_cst)
+ *     if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)])
+ *       __vigil_access_written(addr, site, old, v); (undo and redo)
  *
- * and after a read, which is read again if an AR was open (the runtime
+ * The first check holds the write while an AR it would break is open, but
+ * an AR can begin between that check and the store.  The exchange is a
+ * full fence, and so is a begin's publication, so either the second check
+ * sees the new AR or the AR's first access sees the new value; in the
+ * first case the runtime compares the AR's saved value with old and v and,
+ * when the first access came before the write, undoes it (compare-and-swap
+ * back to old), waits for the AR's end and writes again (Kivati §3.3's
+ * undo, in software).  Writes of other sizes or alignment keep only the
+ * first check (a window of two instructions, docs/atomic.md).  After a
+ * read, which is read again if an AR was open (the runtime
  * returns once that AR has ended; a check before a read would leave a
  * window between the filter's load and the read):
  *
@@ -75,7 +92,7 @@
 extern "C" {
 #endif
 
-#define VIGIL_ATOMIC_ABI 2
+#define VIGIL_ATOMIC_ABI 3
 
 /* Access kinds, also used as masks. */
 #define VIGIL_AR_READ 1u
@@ -166,9 +183,11 @@ extern volatile uint8_t __vigil_atomic_filter[VIGIL_ATOMIC_FILTER_SIZE];
 
 void __vigil_atomic_register(const struct vigil_atomic_program *p);
 void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value);
+uint64_t __vigil_ar_begin_read(uint32_t ar, void *addr, uint32_t size);
 void __vigil_ar_end(uint32_t end, void *addr);
 void __vigil_ar_clear(uint32_t first, uint32_t count);
 void __vigil_access(void *addr, uint32_t site);
+void __vigil_access_written(void *addr, uint32_t site, uint64_t old, uint64_t value);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,14 @@
 // What the pass inserts, on the IR: begin before a region's first access
-// (with the value a first write stores), end after each second access,
-// clear before every return, and the inline filter check (a relaxed byte
-// load, the runtime call out of line) around an access of another function
-// that may touch the variable: before a write, after a read (which is read
-// again when an AR was open); nothing around unshared accesses.  With
+// (with the value a first write stores; a first read of an aligned scalar
+// is made by the runtime, begin_read, and the program's load is gone), end
+// after each second access, clear before every return, and the inline
+// filter check (a relaxed byte load, the runtime call out of line) around
+// an access of another function that may touch the variable: before a
+// write, which becomes a seq_cst exchange checked again after it (a
+// seq_cst byte load, __vigil_access_written with the old and new values);
+// after a read (which is read again when an AR was open); nothing around
+// unshared accesses.  A packed (unaligned) field keeps the plain begin and
+// the plain store with the first check only.  With
 // --vigil-atomic=watchpoints there are no checks and the program says so.
 // RUN: %clang-vigil -flto=full -O1 -g -c %s -o %t.bc
 // RUN: env VIGIL_ATOMIC=checks opt -load-pass-plugin=%vigil-pass -passes=vigil-instrument %t.bc -S -o - | FileCheck %s
@@ -26,6 +31,13 @@ long peek(void) { return counter; }
 
 void poke(long v) { counter = v; }
 
+struct __attribute__((packed)) Packed {
+  char c;
+  long v;
+} pk;
+void pk_bump(void) { pk.v = pk.v + 1; }
+void pk_set(long v) { pk.v = v; }
+
 int local(int n) {
   int a[4] = {n, n, n, n};
   a[1] = a[1] + 1;
@@ -33,8 +45,10 @@ int local(int n) {
 }
 
 // CHECK-LABEL: define {{.*}}void @bump()
-// CHECK: call void @__vigil_ar_begin(i32 [[AR:[0-9]+]], ptr @counter, i64 0)
-// CHECK-NEXT: load i64, ptr @counter
+// CHECK-NOT: load i64, ptr @counter
+// CHECK: %[[R:.*]] = call i64 @__vigil_ar_begin_read(i32 [[AR:[0-9]+]], ptr @counter, i32 8)
+// CHECK-NOT: load i64, ptr @counter
+// CHECK: add nsw i64 %[[R]], 1
 // CHECK: store i64 {{.*}}, ptr @counter
 // CHECK-NEXT: call void @__vigil_ar_end(i32 {{[0-9]+}}, ptr @counter)
 // CHECK: call void @__vigil_ar_clear(i32 [[AR]], i32 1)
@@ -62,8 +76,22 @@ int local(int n) {
 
 // CHECK-LABEL: define {{.*}}void @poke(
 // CHECK: load atomic i8, ptr %{{.*}} monotonic, align 1
-// CHECK: call void @__vigil_access(ptr @counter, i32 {{[0-9]+}})
-// CHECK: store i64 %{{.*}}, ptr @counter
+// CHECK: call void @__vigil_access(ptr @counter, i32 [[SITE:[0-9]+]])
+// CHECK: %[[OLD:.*]] = atomicrmw xchg ptr @counter, i64 %[[NEW:.*]] seq_cst, align 8
+// CHECK-NEXT: getelementptr inbounds [4096 x i8], ptr @__vigil_atomic_filter
+// CHECK-NEXT: load atomic i8, ptr %{{.*}} seq_cst, align 1
+// CHECK: br i1 {{.*}}, !prof
+// CHECK: call void @__vigil_access_written(ptr @counter, i32 [[SITE]], i64 %[[OLD]], i64 %[[NEW]])
+// CHECK-NOT: store i64
+// CHECK: ret void
+
+// CHECK-LABEL: define {{.*}}void @pk_bump()
+// CHECK: call void @__vigil_ar_begin(i32 {{[0-9]+}}, ptr getelementptr inbounds (i8, ptr @pk, i64 1), i64 0)
+// CHECK-NEXT: load i64, ptr getelementptr inbounds (i8, ptr @pk, i64 1), align 1
+
+// CHECK-LABEL: define {{.*}}void @pk_set(
+// CHECK: call void @__vigil_access(
+// CHECK: store i64 %{{.*}}, ptr getelementptr inbounds (i8, ptr @pk, i64 1), align 1
 // CHECK-NOT: __vigil_access
 // CHECK: ret void
 
@@ -75,7 +103,8 @@ int local(int n) {
 // CTOR: @llvm.global_ctors = {{.*}} i32 101, ptr @__vigil_atomic_ctor
 
 // WATCH-NOT: __vigil_access
-// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 2, i32 0,
-// WATCH: call void @__vigil_ar_begin
+// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 3, i32 0,
+// WATCH: call i64 @__vigil_ar_begin_read
+// WATCH-NOT: atomicrmw
 
 // BAD: vigil: error: --vigil-atomic: unknown detector `tsan`; expected checks or watchpoints

@@ -1,0 +1,109 @@
+//===- AtomicExchange.cpp - reads and writes the runtime makes atomically -===//
+//
+// The two places where the access itself changes form (include/vigil/atomic.h):
+//
+//   - an AR whose first access is a read gets `v = __vigil_ar_begin_read(ar,
+//     p, size)`, the runtime reading the variable after the AR is published,
+//     so that the AR's saved value is exactly what the program read;
+//   - a checked write becomes an atomic exchange (seq_cst: a full fence) and
+//     is looked at a second time: a begin in the window between the first
+//     check and the store is either seen then or sees the new value.
+//
+// Both need a scalar the runtime can read, exchange and compare-and-swap in
+// one instruction: 1, 2, 4 or 8 bytes, naturally aligned, of integer,
+// pointer or floating-point type.  Anything else keeps the plain form.
+//
+//===----------------------------------------------------------------------===//
+#include "Atomic.h"
+
+#include "vigil/atomic.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+using namespace llvm;
+
+namespace vigil {
+namespace pass {
+
+unsigned exchangeableSize(Type *Ty, Align A, const DataLayout &DL) {
+  if (!Ty->isIntegerTy() && !Ty->isPointerTy() && !Ty->isFloatingPointTy())
+    return 0;
+  uint64_t Bits = DL.getTypeSizeInBits(Ty);
+  uint64_t Bytes = DL.getTypeStoreSize(Ty);
+  if (Bits != Bytes * 8 || (Bytes != 1 && Bytes != 2 && Bytes != 4 && Bytes != 8))
+    return 0;
+  if (Ty->isFloatingPointTy() && !Ty->isFloatTy() && !Ty->isDoubleTy())
+    return 0; // half/bfloat: no atomicrmw xchg guarantee worth the risk
+  return A.value() >= Bytes ? unsigned(Bytes) : 0;
+}
+
+Value *toI64(IRBuilderBase &B, Value *V, const DataLayout &DL) {
+  Type *Ty = V->getType();
+  if (Ty->isPointerTy())
+    return B.CreatePtrToInt(V, B.getInt64Ty());
+  if (!Ty->isIntegerTy())
+    V = B.CreateBitCast(V, B.getIntNTy(DL.getTypeSizeInBits(Ty)));
+  return B.CreateZExt(V, B.getInt64Ty());
+}
+
+Value *fromI64(IRBuilderBase &B, Value *V, Type *Ty, const DataLayout &DL) {
+  if (Ty->isPointerTy())
+    return B.CreateIntToPtr(V, Ty);
+  Value *N = B.CreateTrunc(V, B.getIntNTy(DL.getTypeSizeInBits(Ty)));
+  return Ty->isIntegerTy() ? N : B.CreateBitCast(N, Ty);
+}
+
+LoadInst *beginRead(Module &M, LoadInst *LI, unsigned ArId, const DataLayout &DL) {
+  unsigned Size = exchangeableSize(LI->getType(), LI->getAlign(), DL);
+  if (!Size || !LI->isSimple())
+    return nullptr;
+  IRBuilder<> B(LI);
+  B.SetCurrentDebugLocation(LI->getDebugLoc());
+  FunctionCallee Read = M.getOrInsertFunction(
+      "__vigil_ar_begin_read",
+      FunctionType::get(B.getInt64Ty(), {B.getInt32Ty(), B.getPtrTy(), B.getInt32Ty()}, false));
+  Value *V = B.CreateCall(Read, {B.getInt32(ArId), LI->getPointerOperand(), B.getInt32(Size)});
+  LI->replaceAllUsesWith(fromI64(B, V, LI->getType(), DL));
+  return LI; // dead now; the caller erases it once nothing refers to it
+}
+
+AtomicRMWInst *exchangeWrite(StoreInst *SI, const DataLayout &DL) {
+  Value *V = SI->getValueOperand();
+  if (!SI->isSimple() || !exchangeableSize(V->getType(), SI->getAlign(), DL))
+    return nullptr;
+  IRBuilder<> B(SI);
+  auto *X = B.CreateAtomicRMW(AtomicRMWInst::Xchg, SI->getPointerOperand(), V, SI->getAlign(),
+                              AtomicOrdering::SequentiallyConsistent);
+  X->setDebugLoc(SI->getDebugLoc());
+  SI->eraseFromParent();
+  return X;
+}
+
+void secondCheck(Module &M, AtomicRMWInst *X, Value *Filter, Value *Idx, unsigned SiteId,
+                 const DataLayout &DL) {
+  IRBuilder<> B(X->getNextNode());
+  B.SetCurrentDebugLocation(X->getDebugLoc());
+  FunctionCallee Written = M.getOrInsertFunction(
+      "__vigil_access_written",
+      FunctionType::get(B.getVoidTy(),
+                        {B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getInt64Ty()}, false));
+  auto *FilterTy = ArrayType::get(B.getInt8Ty(), VIGIL_ATOMIC_FILTER_SIZE);
+  LoadInst *Byte =
+      B.CreateLoad(B.getInt8Ty(), B.CreateInBoundsGEP(FilterTy, Filter, {B.getInt64(0), Idx}));
+  // seq_cst: after the exchange on every architecture (x86: a plain mov)
+  Byte->setAtomic(AtomicOrdering::SequentiallyConsistent);
+  Byte->setAlignment(Align(1));
+  Instruction *Then = SplitBlockAndInsertIfThen(
+      B.CreateICmpNE(Byte, B.getInt8(0)), &*B.GetInsertPoint(), false,
+      MDBuilder(M.getContext()).createUnlikelyBranchWeights());
+  IRBuilder<> S(Then);
+  S.SetCurrentDebugLocation(X->getDebugLoc());
+  S.CreateCall(Written, {X->getPointerOperand(), S.getInt32(SiteId), toI64(S, X, DL),
+                         toI64(S, X->getValOperand(), DL)});
+}
+
+} // namespace pass
+} // namespace vigil
