@@ -542,15 +542,6 @@ void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
   t->busy = 0;
 }
 
-static inline uint64_t load_sized(uintptr_t p, uint32_t len) {
-  switch (len) {
-  case 1: return __atomic_load_n((uint8_t *)p, __ATOMIC_RELAXED);
-  case 2: return __atomic_load_n((uint16_t *)p, __ATOMIC_RELAXED);
-  case 4: return __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED);
-  default: return __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED);
-  }
-}
-
 /* The read A, made here after the publication (a seq_cst RMW per bucket,
  * which on x86 is a full fence: the read cannot be served before the
  * filter shows the AR).  Find mode pauses after it: the window to widen is
@@ -560,11 +551,11 @@ uint64_t __vigil_ar_begin_read(uint32_t ar, void *addr, uint32_t size) {
   uintptr_t p = (uintptr_t)addr;
   struct vg_ar_slot *s;
   if (!enter(t, ar, p, 0, 1, &s))
-    return load_sized(p, size);
+    return vg_load_n(p, size);
 #if !defined(__x86_64__) && !defined(__i386__)
   atomic_thread_fence(memory_order_seq_cst);
 #endif
-  uint64_t v = load_sized(p, size);
+  uint64_t v = vg_load_n(p, size);
   if (s) {
     s->saved = v;
     atomic_store_explicit(&s->saved_ready, 1, memory_order_release);

@@ -148,6 +148,37 @@ struct vg_atomic_config {
 extern struct vg_atomic_config vg_atomic_config;
 extern const struct vigil_atomic_program *vg_atomic_prog; /* NULL: off */
 
+/* The variable as one access of its width (1, 2, 4 or 8 bytes, naturally
+ * aligned): the begin_read's read, a trap's or a checked write's undo
+ * (compare-and-swap `seen` -> `want`: a write made meanwhile must not be
+ * lost) and the redo. */
+static inline uint64_t vg_load_n(uintptr_t p, uint32_t len) {
+  switch (len) {
+  case 1: return __atomic_load_n((uint8_t *)p, __ATOMIC_SEQ_CST);
+  case 2: return __atomic_load_n((uint16_t *)p, __ATOMIC_SEQ_CST);
+  case 4: return __atomic_load_n((uint32_t *)p, __ATOMIC_SEQ_CST);
+  default: return __atomic_load_n((uint64_t *)p, __ATOMIC_SEQ_CST);
+  }
+}
+
+static inline int vg_cas_n(uintptr_t p, uint32_t len, uint64_t seen, uint64_t want) {
+  switch (len) {
+  case 1: { uint8_t e = (uint8_t)seen; return __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
+  case 2: { uint16_t e = (uint16_t)seen; return __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
+  case 4: { uint32_t e = (uint32_t)seen; return __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
+  default: { uint64_t e = seen; return __atomic_compare_exchange_n((uint64_t *)p, &e, want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
+  }
+}
+
+static inline uint64_t vg_exchange_n(uintptr_t p, uint32_t len, uint64_t v) {
+  switch (len) {
+  case 1: return __atomic_exchange_n((uint8_t *)p, (uint8_t)v, __ATOMIC_SEQ_CST);
+  case 2: return __atomic_exchange_n((uint16_t *)p, (uint16_t)v, __ATOMIC_SEQ_CST);
+  case 4: return __atomic_exchange_n((uint32_t *)p, (uint32_t)v, __ATOMIC_SEQ_CST);
+  default: return __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
+  }
+}
+
 /* Whether a remote access that finds slot s active waits for its end. */
 static inline int vg_atomic_would_hold(const struct vg_ar_slot *s) {
   return (vg_atomic_config.mode == VG_AM_PREVENT || vg_atomic_config.mode == VG_AM_FIND) &&

@@ -65,38 +65,6 @@ static enum order order_of(struct vg_ar_slot *s, uint32_t gen, uintptr_t p, uint
   return first == value ? SAW_IT : BROKEN;
 }
 
-static uint64_t exchange(uintptr_t p, uint32_t len, uint64_t v) {
-  switch (len) {
-  case 1: return __atomic_exchange_n((uint8_t *)p, (uint8_t)v, __ATOMIC_SEQ_CST);
-  case 2: return __atomic_exchange_n((uint16_t *)p, (uint16_t)v, __ATOMIC_SEQ_CST);
-  case 4: return __atomic_exchange_n((uint32_t *)p, (uint32_t)v, __ATOMIC_SEQ_CST);
-  default: return __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
-  }
-}
-
-static int swap_back(uintptr_t p, uint32_t len, uint64_t value, uint64_t old) {
-  switch (len) {
-  case 1: {
-    uint8_t e = (uint8_t)value;
-    return __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)old, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-  }
-  case 2: {
-    uint16_t e = (uint16_t)value;
-    return __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)old, 0,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  }
-  case 4: {
-    uint32_t e = (uint32_t)value;
-    return __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)old, 0,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  }
-  default:
-    return __atomic_compare_exchange_n((uint64_t *)p, &value, old, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-  }
-}
-
 struct broken {
   struct vg_ar_slot *s[BROKEN_MAX];
   uint32_t gen[BROKEN_MAX];
@@ -140,7 +108,7 @@ void vg_atomic_undo_write(struct vg_ar_thread *t, uintptr_t p, uint32_t len, uin
     if (!b.n)
       return;
     int hold = !b.saw && vg_atomic_would_hold(b.s[0]);
-    if (hold && !swap_back(p, len, value, old))
+    if (hold && !vg_cas_n(p, len, value, old))
       hold = 0; /* written again meanwhile: this write is no longer the last */
     vg_atomic_count(hold ? VG_AC_UNDONE : VG_AC_NOT_UNDONE,
                     vg_atomic_would_hold(b.s[0]) || b.saw);
@@ -149,6 +117,6 @@ void vg_atomic_undo_write(struct vg_ar_thread *t, uintptr_t p, uint32_t len, uin
       return;
     for (int i = 0; i < b.n; i++)
       vg_atomic_count(vg_slot_wait(b.s[i], b.gen[i]) ? VG_AC_HELD : VG_AC_TIMEOUTS, 1);
-    old = exchange(p, len, value); /* the write, made again; look once more */
+    old = vg_exchange_n(p, len, value); /* the write, made again; look once more */
   }
 }

@@ -97,26 +97,6 @@ void vg_watch_handler_check(void) {
 
 /* ---- the remote access ------------------------------------------------------------ */
 
-static uint64_t load_n(uintptr_t p, uint32_t len) {
-  switch (len) {
-  case 1: return __atomic_load_n((uint8_t *)p, __ATOMIC_SEQ_CST);
-  case 2: return __atomic_load_n((uint16_t *)p, __ATOMIC_SEQ_CST);
-  case 4: return __atomic_load_n((uint32_t *)p, __ATOMIC_SEQ_CST);
-  default: return __atomic_load_n((uint64_t *)p, __ATOMIC_SEQ_CST);
-  }
-}
-
-/* Puts `want` back where `seen` is, atomically: the owner may be writing
- * its second access this very moment, and that write must not be lost. */
-static int cas_n(uintptr_t p, uint32_t len, uint64_t seen, uint64_t want) {
-  switch (len) {
-  case 1: { uint8_t e = (uint8_t)seen; return __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
-  case 2: { uint16_t e = (uint16_t)seen; return __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
-  case 4: { uint32_t e = (uint32_t)seen; return __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
-  default: { uint64_t e = seen; return __atomic_compare_exchange_n((uint64_t *)p, &e, want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
-  }
-}
-
 static void regs_of(const ucontext_t *uc, uint64_t regs[16]) {
   static const int map[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
                               REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
@@ -154,8 +134,8 @@ static void remote(struct vg_ar_slot *s, ucontext_t *uc) {
   int can = found && in.reexec && (!(kind & VIGIL_AR_WRITE) || undoable(s, &in, uc, pc));
   int hold = can && vg_atomic_would_hold(s);
   if (hold && (kind & VIGIL_AR_WRITE)) {
-    uint64_t now = load_n(s->addr, s->len);
-    if (now != s->saved && !cas_n(s->addr, s->len, now, s->saved))
+    uint64_t now = vg_load_n(s->addr, s->len);
+    if (now != s->saved && !vg_cas_n(s->addr, s->len, now, s->saved))
       hold = can = 0; /* changed under us: the owner wrote; leave it */
     else if (now != s->saved)
       vg_watch_count(VG_WC_UNDONE);
