@@ -109,7 +109,31 @@ int vg_atomic_capture(uintptr_t *frames, int max) {
 
 /* ---- remote accesses ---------------------------------------------------------------- */
 
-enum scan { SCAN_RECORD, SCAN_WAIT, SCAN_PROBE };
+enum scan { SCAN_RECORD, SCAN_WAIT, SCAN_QUEUE, SCAN_PROBE };
+
+static int holds_on(const struct vg_ar_thread *t, uintptr_t p, uint32_t len) {
+  for (uint32_t i = 0; i < t->n; i++)
+    if (vg_overlaps(t->held_slot[i]->addr, t->held_slot[i]->len, p, len))
+      return 1;
+  return 0;
+}
+
+/* A slot published by a begin that waits its turn (VG_SLOT_WAITING): an
+ * access goes ahead (that AR's first access has not happened: serial), a
+ * new begin waits behind it unless this thread holds an AR on the address
+ * (the queued begin may be waiting for that one) or queues itself
+ * (SCAN_QUEUE: two queued begins would wait for each other).  PROBE counts
+ * it for a begin, which then steps back and queues behind it. */
+static int queued_slot(struct vg_ar_thread *t, struct vg_ar_slot *s, uint32_t gen,
+                       uintptr_t p, uint32_t len, enum scan how, int *waited) {
+  if (how == SCAN_PROBE)
+    return 1;
+  if (how != SCAN_WAIT || holds_on(t, p, len))
+    return 0;
+  vg_atomic_count(vg_slot_wait(s, gen) ? VG_AC_HELD : VG_AC_TIMEOUTS, 1);
+  *waited = 1;
+  return 1;
+}
 
 /* Does an access of `kind` (and, for a begin, the new AR `mine`) conflict
  * with slot s's AR?  Three ways: the access breaks s's AR (Figure 2); s's
@@ -164,7 +188,12 @@ static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr
           !conflict(s, kind, how == SCAN_RECORD ? NULL : mine, &later) ||
           (round && (st & VG_SLOT_EXPIRED)))
         continue;
-      int hold = how == SCAN_WAIT && vg_atomic_would_hold(s);
+      if (st & VG_SLOT_WAITING) {
+        if (mine)
+          found += queued_slot(t, s, gen, p, len, how, &waited);
+        continue;
+      }
+      int hold = (how == SCAN_WAIT || how == SCAN_QUEUE) && vg_atomic_would_hold(s);
       if (how == SCAN_PROBE) {
         found += vg_atomic_would_hold(s);
         continue;
@@ -434,6 +463,25 @@ static __attribute__((noinline, cold)) void back_off(struct vg_ar_thread *t, int
     sched_yield(); /* the other begin may be a preempted thread on this core */
 }
 
+/* The last try of a begin that kept colliding (a thread looping through a
+ * chain of ARs on the variable, whose begins go on without waiting, gets
+ * back in before this one after every wait: measured on mysql-3596, 2-5
+ * begins a run went ahead forced and broke the chain's ARs).  It stays
+ * published, WAITING, so that the chain's next first begin waits behind
+ * it, and waits for the ARs already there; then it goes ahead, forced
+ * only if a conflicting AR is still there. */
+static int take_turn(struct vg_ar_thread *t, struct vg_ar_slot *s, const struct vigil_ar *a,
+                     uintptr_t p, uint32_t len, uint32_t ar) {
+  int met = remote_scan(t, p, len, a->first_kind, a, VG_VIA_BEGIN, ar, SCAN_QUEUE) > 0;
+  atomic_fetch_and_explicit(&s->state, ~(uint32_t)VG_SLOT_WAITING, memory_order_seq_cst);
+  if (!remote_scan(t, p, len, a->first_kind, a, VG_VIA_BEGIN, ar, SCAN_PROBE)) {
+    vg_atomic_count(VG_AC_QUEUED, 1);
+    return met;
+  }
+  vg_atomic_count(VG_AC_FORCED, 1);
+  return remote_scan(t, p, len, a->first_kind, a, VG_VIA_BEGIN, ar, SCAN_RECORD) > 0 || met;
+}
+
 static struct vg_ar_slot *begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p,
                                 uint64_t value, int reads) {
   const struct vigil_ar *a = &vg_atomic_prog->ars[ar];
@@ -453,19 +501,24 @@ static struct vg_ar_slot *begin(struct vg_ar_thread *t, uint32_t ar, uintptr_t p
       return NULL;
     }
     fill(s, t, ar, a, p, len, value, reads);
-    if (!vg_slot_publish(s))
+    int queue = holds && first && tries == BEGIN_TRIES - 1;
+    if (!vg_slot_publish(s, queue ? VG_SLOT_WAITING : 0) && !queue)
       break; /* no other AR in these buckets: the common case */
+    if (queue) {
+      met |= take_turn(t, s, a, p, len, ar);
+      break;
+    }
     if (holds && (!first || !remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_PROBE)))
       break; /* a chain that goes on, or only ARs the pre-scan already waited out */
-    if (!holds || tries == BEGIN_TRIES - 1) {
-      if (holds)
-        vg_atomic_count(VG_AC_FORCED, 1);
+    if (!holds) {
       met |= remote_scan(t, p, len, kind, a, VG_VIA_BEGIN, ar, SCAN_RECORD) > 0;
       break;
     }
     vg_slot_release(s); /* step back and wait as a remote */
     back_off(t, tries);
   }
+  if (t->n && (kind & VIGIL_AR_WRITE))
+    vg_atomic_own_write(t, p, len, value); /* the ARs this write ends expect it */
   t->held_ar[t->n] = ar;
   t->held_met[t->n] = met;
   t->held_slot[t->n++] = s;
@@ -542,6 +595,20 @@ void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value) {
   t->busy = 0;
 }
 
+/* The read is also the second access of ARs this thread holds on the
+ * variable (a chain: `if (x) f(x);` after a write of x): settle it against
+ * them as __vigil_ar_end_read does. */
+static uint64_t settle_chained(struct vg_ar_thread *t, struct vg_ar_slot *mine, uintptr_t p,
+                               uint32_t size, uint64_t v) {
+  for (uint32_t i = 0; i < t->n; i++) {
+    struct vg_ar_slot *h = t->held_slot[i];
+    if (h != mine && h->addr == p && h->len == size && (h->watch & VIGIL_AR_WRITE) &&
+        v != h->saved)
+      v = vg_atomic_settle(h, p, size, v);
+  }
+  return v;
+}
+
 /* The read A, made here after the publication (a seq_cst RMW per bucket,
  * which on x86 is a full fence: the read cannot be served before the
  * filter shows the AR).  Find mode pauses after it: the window to widen is
@@ -556,6 +623,8 @@ uint64_t __vigil_ar_begin_read(uint32_t ar, void *addr, uint32_t size) {
   atomic_thread_fence(memory_order_seq_cst);
 #endif
   uint64_t v = vg_load_n(p, size);
+  if (holding_mode())
+    v = settle_chained(t, s, p, size, v);
   if (s) {
     s->saved = v;
     atomic_store_explicit(&s->saved_ready, 1, memory_order_release);
@@ -580,6 +649,21 @@ static __attribute__((noinline, cold)) void end_as_remote(struct vg_ar_thread *t
     remote_scan(t, p, len, e->kind, NULL, VG_VIA_END, end, SCAN_RECORD);
 }
 
+/* Ends held entry i at ends[end] (the thread is busy). */
+static void end_at(struct vg_ar_thread *t, int i, const struct vigil_ar_end *e, uint32_t end,
+                   uintptr_t p) {
+  t->hot[VG_HOT_ENDS]++;
+  if (__builtin_expect(t->held_met[i] || !holding_mode(), 0))
+    end_as_remote(t, e, end, p);
+  /* a write that ends this AR is what the thread's other ARs there expect */
+  if (__builtin_expect(t->n > 1, 0) && (e->kind & VIGIL_AR_WRITE) &&
+      (e->size == 1 || e->size == 2 || e->size == 4 || e->size == 8) && !(p % e->size))
+    vg_atomic_own_write(t, p, e->size, vg_load_n(p, e->size));
+  finish(t, (uint32_t)i, e->kind, end, 0, 1);
+  if (__builtin_expect(t->npending != 0, 0) && !t->n)
+    vg_atomic_flush_pending(t);
+}
+
 void __vigil_ar_end(uint32_t end, void *addr) {
   struct vg_ar_thread *t = &vg_ar_self;
   if (!t->n || t->busy || end >= __atomic_load_n(&vg_ar_n_ends, __ATOMIC_ACQUIRE))
@@ -589,13 +673,31 @@ void __vigil_ar_end(uint32_t end, void *addr) {
   if (i < 0)
     return;
   t->busy = 1;
-  t->hot[VG_HOT_ENDS]++;
-  if (__builtin_expect(t->held_met[i] || !holding_mode(), 0))
-    end_as_remote(t, e, end, (uintptr_t)addr);
-  finish(t, (uint32_t)i, e->kind, end, 0, 1);
-  if (__builtin_expect(t->npending != 0, 0) && !t->n)
-    vg_atomic_flush_pending(t);
+  end_at(t, i, e, end, (uintptr_t)addr);
   t->busy = 0;
+}
+
+/* B, a read, made here (atomic_settle.c says why): when it does not see
+ * the value the AR left, a remote write may be between its exchange and
+ * its undo, and the read waits a little for the undo. */
+uint64_t __vigil_ar_end_read(uint32_t end, void *addr, uint32_t size) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  uintptr_t p = (uintptr_t)addr;
+  if (!t->n || t->busy || end >= __atomic_load_n(&vg_ar_n_ends, __ATOMIC_ACQUIRE))
+    return vg_load_n(p, size);
+  const struct vigil_ar_end *e = &vg_atomic_prog->ends[end];
+  int i = held_find(t, e->ar);
+  if (i < 0)
+    return vg_load_n(p, size);
+  t->busy = 1;
+  struct vg_ar_slot *s = t->held_slot[i];
+  uint64_t v = vg_load_n(p, size);
+  if (v != s->saved && holding_mode() && s->addr == p && s->len == size &&
+      atomic_load_explicit(&s->saved_ready, memory_order_acquire))
+    v = vg_atomic_settle(s, p, size, v);
+  end_at(t, i, e, end, p);
+  t->busy = 0;
+  return v;
 }
 
 void __vigil_ar_clear(uint32_t first, uint32_t count) {
@@ -623,6 +725,41 @@ void __vigil_access(void *addr, uint32_t site) {
   t->busy = 0;
 }
 
+/* The read again of a checked read that found its bucket set (the pass's
+ * first read is discarded).  A wait, then the read, then a look at the ARs
+ * once more: an AR that began between the wait and the read may have made
+ * its first access before the read, and the read must not see the inside
+ * of a region whose remote reads break it (WRW).  Looking after the read
+ * is enough on x86: a begin publishes (state, then a locked add on the
+ * filter) before its first access, and loads are not reordered with loads,
+ * so a read that saw that access sees the slot ACTIVE.  Detect mode records
+ * after the read, once. */
+uint64_t __vigil_access_read(void *addr, uint32_t site, uint32_t size) {
+  struct vg_ar_thread *t = &vg_ar_self;
+  uintptr_t p = (uintptr_t)addr;
+  if (site >= __atomic_load_n(&vg_ar_n_sites, __ATOMIC_ACQUIRE) ||
+      vg_atomic_config.detector != VG_AD_CHECKS || t->busy || t->exited)
+    return vg_load_n(p, size);
+  t->busy = 1;
+  if (__builtin_expect(!t->tid, 0))
+    thread_start(t);
+  uint64_t v;
+  if (!holding_mode()) {
+    v = vg_load_n(p, size);
+    remote_scan(t, p, size, VIGIL_AR_READ, NULL, VG_VIA_CHECK, site, SCAN_RECORD);
+  } else {
+    for (int round = 0;; round++) {
+      remote_scan(t, p, size, VIGIL_AR_READ, NULL, VG_VIA_CHECK, site, SCAN_WAIT);
+      v = vg_load_n(p, size);
+      if (round == 3 ||
+          !remote_scan(t, p, size, VIGIL_AR_READ, NULL, VG_VIA_CHECK, site, SCAN_PROBE))
+        break;
+    }
+  }
+  t->busy = 0;
+  return v;
+}
+
 void __vigil_access_written(void *addr, uint32_t site, uint64_t old, uint64_t value) {
   struct vg_ar_thread *t = &vg_ar_self;
   if (site >= __atomic_load_n(&vg_ar_n_sites, __ATOMIC_ACQUIRE) ||
@@ -634,6 +771,8 @@ void __vigil_access_written(void *addr, uint32_t site, uint64_t old, uint64_t va
   t->busy = 1;
   if (__builtin_expect(!t->tid, 0))
     thread_start(t);
+  if (t->n)
+    vg_atomic_own_write(t, (uintptr_t)addr, as->size, value);
   vg_atomic_undo_write(t, (uintptr_t)addr, as->size, site, old, value);
   t->busy = 0;
 }

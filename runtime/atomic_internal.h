@@ -101,7 +101,11 @@ enum {
   VG_SLOT_PHASE = 3,
   VG_SLOT_RECORDING = 4, /* a remote is writing `remote` (owner: wait for it) */
   VG_SLOT_REMOTE = 8,    /* `remote` holds a complete record */
-  VG_SLOT_EXPIRED = 16   /* a remote timed out: later remotes do not wait */
+  VG_SLOT_EXPIRED = 16,  /* a remote timed out: later remotes do not wait */
+  VG_SLOT_WAITING = 32   /* published by a begin that waits its turn (atomic.c,
+                            begin): its first access has not happened, so
+                            remotes neither record nor wait here; new begins
+                            on the address queue behind it */
 };
 
 struct vg_ar_slot {
@@ -241,13 +245,22 @@ void vg_atomic_flush_pending(struct vg_ar_thread *t);
 void vg_atomic_undo_write(struct vg_ar_thread *t, uintptr_t p, uint32_t len, uint32_t site,
                           uint64_t old, uint64_t value);
 
+/* The thread wrote v to [p, p+len) while holding ARs there (a checked
+ * write of its own, a write that begins or ends another of its ARs): the
+ * value an AR's second read expects is now v (atomic_settle.c). */
+void vg_atomic_own_write(struct vg_ar_thread *t, uintptr_t p, uint32_t len, uint64_t v);
+/* A second read of held slot s saw v, not the value the AR left there: a
+ * remote write may be between its exchange and its undo.  Waits a little
+ * for the undo and returns the value then (atomic_settle.c). */
+uint64_t vg_atomic_settle(struct vg_ar_slot *s, uintptr_t p, uint32_t len, uint64_t v);
+
 /* atomic_slots.c */
 uint32_t vg_atomic_tid(void);
 uint64_t vg_atomic_now_ns(void);
 struct vg_ar_slot *vg_slot_claim(struct vg_ar_thread *t, uintptr_t addr, uint32_t len);
 /* ACTIVE, then the filter; nonzero when a bucket already counted another
  * slot (look for an AR that began at the same time). */
-unsigned vg_slot_publish(struct vg_ar_slot *s);
+unsigned vg_slot_publish(struct vg_ar_slot *s, uint32_t flags);
 void vg_slot_release(struct vg_ar_slot *s);
 /* Records a remote access in s if it is still generation gen: 1 recorded,
  * 0 a repeat, -1 gone.  capture: take the caller's stack (not in a signal
@@ -298,7 +311,7 @@ enum vg_atomic_counter {
   VG_AC_NO_WATCH, VG_AC_THREAD_FULL, VG_AC_REMOTES, VG_AC_REMOTE_REPEATS, VG_AC_HELD,
   VG_AC_TIMEOUTS, VG_AC_VIOLATIONS, VG_AC_PREVENTED, VG_AC_REPEATED_REPORTS,
   VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_COLLISIONS,
-  VG_AC_FORCED, VG_AC_UNDONE, VG_AC_NOT_UNDONE, VG_AC_N
+  VG_AC_FORCED, VG_AC_UNDONE, VG_AC_NOT_UNDONE, VG_AC_SETTLED, VG_AC_UNSETTLED, VG_AC_QUEUED, VG_AC_N
 };
 void vg_atomic_count(enum vg_atomic_counter c, uint64_t n);
 void vg_atomic_stats_thread_start(struct vg_ar_thread *t);

@@ -103,8 +103,8 @@ struct vg_ar_slot *vg_slot_claim(struct vg_ar_thread *t, uintptr_t addr, uint32_
 /* Makes a filled-in CLAIMED slot visible: ACTIVE, then the filter.
  * Returns nonzero when some bucket already counted another slot (the
  * caller must look for a conflicting AR that began at the same time). */
-unsigned vg_slot_publish(struct vg_ar_slot *s) {
-  atomic_store_explicit(&s->state, VG_SLOT_ACTIVE, memory_order_release);
+unsigned vg_slot_publish(struct vg_ar_slot *s, uint32_t flags) {
+  atomic_store_explicit(&s->state, VG_SLOT_ACTIVE | flags, memory_order_release);
   return filter_add(s->addr, s->len, +1);
 }
 
@@ -136,7 +136,7 @@ void vg_slot_release(struct vg_ar_slot *s) {
 static int record(struct vg_ar_slot *s, uint32_t gen, const struct vg_ar_remote *r) {
   uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
   for (;;) {
-    if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE ||
+    if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || (st & VG_SLOT_WAITING) ||
         atomic_load_explicit(&s->futex, memory_order_acquire) != gen)
       return -1;
     if (st & (VG_SLOT_RECORDING | VG_SLOT_REMOTE)) {

@@ -110,9 +110,12 @@ static const struct {
     {"repeated_reports", VG_AC_REPEATED_REPORTS},
     {"pauses", VG_AC_PAUSES},
     {"begin_collisions", VG_AC_COLLISIONS},
+    {"begins_queued", VG_AC_QUEUED},
     {"begins_forced", VG_AC_FORCED},
     {"writes_undone", VG_AC_UNDONE},
     {"writes_not_undone", VG_AC_NOT_UNDONE},
+    {"reads_settled", VG_AC_SETTLED},
+    {"reads_unsettled", VG_AC_UNSETTLED},
 };
 
 static uint64_t field(const struct totals *s, int which) {

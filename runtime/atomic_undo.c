@@ -79,7 +79,7 @@ static void find_broken(struct vg_ar_thread *t, uintptr_t p, uint32_t len, uint6
     struct vg_ar_slot *s = &vg_ar_slots[i];
     uint32_t gen = atomic_load_explicit(&s->futex, memory_order_acquire);
     uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
-    if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || s->owner == t ||
+    if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || (st & VG_SLOT_WAITING) || s->owner == t ||
         !vg_overlaps(s->addr, s->len, p, len) || !(s->watch & VIGIL_AR_WRITE))
       continue;
     enum order o = order_of(s, gen, p, len, old, value);

@@ -146,6 +146,14 @@ llvm::Value *fromI64(llvm::IRBuilderBase &B, llvm::Value *V, llvm::Type *Ty,
 llvm::LoadInst *beginRead(llvm::Module &M, llvm::LoadInst *LI, unsigned ArId,
                           const llvm::DataLayout &DL);
 /// A checked write as a seq_cst exchange (the store is erased), or null.
+/// The runtime's read of a checked load that found the filter set, at B's
+/// insertion point; the value in LI's type, or null (not exchangeable).
+llvm::Instruction *readAgain(llvm::Module &M, llvm::LoadInst *LI, unsigned SiteId,
+                             const llvm::DataLayout &DL, llvm::IRBuilderBase &B);
+/// `v = __vigil_ar_end_read(end, p, size)` in place of B's load LI (its uses
+/// take v); returns LI, dead, or null when LI keeps the plain form.
+llvm::LoadInst *endRead(llvm::Module &M, llvm::LoadInst *LI, unsigned EndId,
+                        const llvm::DataLayout &DL);
 llvm::AtomicRMWInst *exchangeWrite(llvm::StoreInst *SI, const llvm::DataLayout &DL);
 /// The check after an exchanged write: __vigil_access_written if the filter
 /// byte Filter[Idx] is set.
@@ -186,7 +194,8 @@ private:
   bool AddressTakenVars = false; // some AR's global has its address taken
   llvm::DenseSet<const llvm::GlobalVariable *> GlobalVars;
   llvm::DenseSet<const llvm::Instruction *> Annotated; // begin/end accesses
-  std::vector<llvm::LoadInst *> ReadByBegin; // first reads begin_read made: erased last
+  std::vector<llvm::LoadInst *> ReadByBegin; // reads begin_read/end_read made: erased last
+  llvm::SmallPtrSet<llvm::LoadInst *, 16> ReadByRuntime;
 };
 
 } // namespace pass

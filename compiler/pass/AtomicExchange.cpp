@@ -1,10 +1,16 @@
 //===- AtomicExchange.cpp - reads and writes the runtime makes atomically -===//
 //
-// The two places where the access itself changes form (include/vigil/atomic.h):
+// The four places where the access itself changes form (include/vigil/atomic.h):
 //
+//   - an AR's second access, when it is a read, is made by the runtime too
+//     (`v = __vigil_ar_end_read(end, p, size)`), which waits a little when
+//     a remote write is between its exchange and its undo;
 //   - an AR whose first access is a read gets `v = __vigil_ar_begin_read(ar,
 //     p, size)`, the runtime reading the variable after the AR is published,
 //     so that the AR's saved value is exactly what the program read;
+//   - a checked read that finds an AR open is read again by the runtime
+//     (`v = __vigil_access_read(p, site, size)`), which looks at the ARs
+//     once more after its read;
 //   - a checked write becomes an atomic exchange (seq_cst: a full fence) and
 //     is looked at a second time: a begin in the window between the first
 //     check and the store is either seen then or sees the new value.
@@ -80,6 +86,33 @@ AtomicRMWInst *exchangeWrite(StoreInst *SI, const DataLayout &DL) {
   X->setDebugLoc(SI->getDebugLoc());
   SI->eraseFromParent();
   return X;
+}
+
+LoadInst *endRead(Module &M, LoadInst *LI, unsigned EndId, const DataLayout &DL) {
+  unsigned Size = exchangeableSize(LI->getType(), LI->getAlign(), DL);
+  if (!Size || !LI->isSimple())
+    return nullptr;
+  IRBuilder<> B(LI);
+  B.SetCurrentDebugLocation(LI->getDebugLoc());
+  FunctionCallee Read = M.getOrInsertFunction(
+      "__vigil_ar_end_read",
+      FunctionType::get(B.getInt64Ty(), {B.getInt32Ty(), B.getPtrTy(), B.getInt32Ty()}, false));
+  Value *V = B.CreateCall(Read, {B.getInt32(EndId), LI->getPointerOperand(), B.getInt32(Size)});
+  LI->replaceAllUsesWith(fromI64(B, V, LI->getType(), DL));
+  return LI;
+}
+
+Instruction *readAgain(Module &M, LoadInst *LI, unsigned SiteId, const DataLayout &DL,
+                       IRBuilderBase &B) {
+  unsigned Size = exchangeableSize(LI->getType(), LI->getAlign(), DL);
+  if (!Size || !LI->isSimple())
+    return nullptr;
+  FunctionCallee Read = M.getOrInsertFunction(
+      "__vigil_access_read",
+      FunctionType::get(B.getInt64Ty(), {B.getPtrTy(), B.getInt32Ty(), B.getInt32Ty()}, false));
+  Value *V = B.CreateCall(Read, {LI->getPointerOperand(), B.getInt32(SiteId), B.getInt32(Size)});
+  cast<Instruction>(V)->setDebugLoc(LI->getDebugLoc());
+  return cast<Instruction>(fromI64(B, V, LI->getType(), DL)); // V is a call: no folding
 }
 
 void secondCheck(Module &M, AtomicRMWInst *X, Value *Filter, Value *Idx, unsigned SiteId,

@@ -33,7 +33,13 @@
  *        which is what lets a checked write that raced with the begin know
  *        whether A saw it (below).
  *   __vigil_ar_end(end, addr)          right after each B (end indexes
- *        `ends`: which AR, B's kind and location).  When A is its own B (a
+ *        `ends`: which AR, B's kind and location).
+ *   v = __vigil_ar_end_read(end, addr, size)  instead of B and its end when
+ *        B is a read of size = 1, 2, 4 or 8 naturally aligned bytes that is
+ *        not also the A of an AR: the runtime makes B itself and, in the
+ *        holding modes, waits a little when it does not see the value the
+ *        AR left there (a remote write between its exchange and its undo,
+ *        below), returning the value zero-extended.  When A is its own B (a
  *        loop), no end is emitted: a begin of an AR the thread already holds
  *        ends the old instance with B = A and starts a new one.
  *   __vigil_ar_clear(first, count)     before every return (and resume) of
@@ -62,15 +68,18 @@
  * back to old), waits for the AR's end and writes again (Kivati §3.3's
  * undo, in software).  Writes of other sizes or alignment keep only the
  * first check (a window of two instructions, docs/atomic.md).  After a
- * read, which is read again if an AR was open (the runtime
- * returns once that AR has ended; a check before a read would leave a
- * window between the filter's load and the read):
+ * read, which is read again if an AR was open (a check before a read
+ * would leave a window between the filter's load and the read):
  *
  *     v = *addr;
- *     if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)]) {
- *       __vigil_access(addr, site);
- *       v = *addr;
- *     }
+ *     if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)])
+ *       v = __vigil_access_read(addr, site, size);
+ *
+ * The runtime waits for the ARs the read would break, reads, and looks
+ * again (an AR that began between its wait and its read), returning the
+ * value zero-extended.  Reads of other sizes or alignment call
+ * __vigil_access(addr, site) and read again in the program (the window
+ * between that wait and that read stays, docs/atomic.md).
  *
  * The runtime keeps a bucket non-zero while some thread holds an AR on an
  * address of that bucket, so a program outside every AR pays one load and
@@ -92,7 +101,7 @@
 extern "C" {
 #endif
 
-#define VIGIL_ATOMIC_ABI 3
+#define VIGIL_ATOMIC_ABI 4
 
 /* Access kinds, also used as masks. */
 #define VIGIL_AR_READ 1u
@@ -185,9 +194,11 @@ void __vigil_atomic_register(const struct vigil_atomic_program *p);
 void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value);
 uint64_t __vigil_ar_begin_read(uint32_t ar, void *addr, uint32_t size);
 void __vigil_ar_end(uint32_t end, void *addr);
+uint64_t __vigil_ar_end_read(uint32_t end, void *addr, uint32_t size);
 void __vigil_ar_clear(uint32_t first, uint32_t count);
 void __vigil_access(void *addr, uint32_t site);
 void __vigil_access_written(void *addr, uint32_t site, uint64_t old, uint64_t value);
+uint64_t __vigil_access_read(void *addr, uint32_t site, uint32_t size);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,14 @@
 // What the pass inserts, on the IR: begin before a region's first access
 // (with the value a first write stores; a first read of an aligned scalar
 // is made by the runtime, begin_read, and the program's load is gone), end
-// after each second access, clear before every return, and the inline
+// after each second access (a second read of an aligned scalar is made by
+// the runtime, end_read), clear before every return, and the inline
 // filter check (a relaxed byte load, the runtime call out of line) around
 // an access of another function that may touch the variable: before a
 // write, which becomes a seq_cst exchange checked again after it (a
 // seq_cst byte load, __vigil_access_written with the old and new values);
-// after a read (which is read again when an AR was open); nothing around
+// after a read (which the runtime reads again when an AR was open,
+// access_read); nothing around
 // unshared accesses.  A packed (unaligned) field keeps the plain begin and
 // the plain store with the first check only.  With
 // --vigil-atomic=watchpoints there are no checks and the program says so.
@@ -59,8 +61,10 @@ int local(int n) {
 // CHECK-NEXT: call void @__vigil_ar_begin(i32 {{[0-9]+}}, ptr @slot, i64 %[[V]])
 // CHECK-NEXT: store ptr %[[P]], ptr @slot
 // CHECK: call void @external()
-// CHECK: load ptr, ptr @slot
-// CHECK-NEXT: call void @__vigil_ar_end(
+// CHECK-NOT: load ptr, ptr @slot
+// CHECK: %[[B:.*]] = call i64 @__vigil_ar_end_read(i32 {{[0-9]+}}, ptr @slot, i32 8)
+// CHECK-NEXT: inttoptr i64 %[[B]] to ptr
+// CHECK-NOT: @__vigil_ar_end(
 
 // CHECK-LABEL: define {{.*}}i64 @peek()
 // CHECK: %[[X:.*]] = load i64, ptr @counter
@@ -70,8 +74,8 @@ int local(int n) {
 // CHECK-NEXT: getelementptr inbounds [4096 x i8], ptr @__vigil_atomic_filter, i64 0
 // CHECK-NEXT: load atomic i8, ptr %{{.*}} monotonic, align 1
 // CHECK: br i1 {{.*}}, !prof
-// CHECK: call void @__vigil_access(ptr @counter, i32 {{[0-9]+}})
-// CHECK-NEXT: %[[Y:.*]] = load i64, ptr @counter
+// CHECK-NOT: call void @__vigil_access(
+// CHECK: %[[Y:.*]] = call i64 @__vigil_access_read(ptr @counter, i32 {{[0-9]+}}, i32 8)
 // CHECK: phi i64 [ %[[X]], %{{.*}} ], [ %[[Y]], %{{.*}} ]
 
 // CHECK-LABEL: define {{.*}}void @poke(
@@ -103,7 +107,7 @@ int local(int n) {
 // CTOR: @llvm.global_ctors = {{.*}} i32 101, ptr @__vigil_atomic_ctor
 
 // WATCH-NOT: __vigil_access
-// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 3, i32 0,
+// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 4, i32 0,
 // WATCH: call i64 @__vigil_ar_begin_read
 // WATCH-NOT: atomicrmw
 
