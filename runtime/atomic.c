@@ -163,6 +163,32 @@ static inline unsigned conflict(const struct vg_ar_slot *s, unsigned kind,
   return *later || (mine->watch & vg_atomic_prog->ars[s->ar].later_kinds);
 }
 
+/* A scan reads the slots one after another, so it can miss a thread whose
+ * chain of ARs moves from a slot it has not reached to one it has passed:
+ * the chain's next AR is published before its previous one ends, but in a
+ * lower slot (measured on apache-25520: a begin's probe saw neither of the
+ * two, went ahead, and the two chains interleaved).  A round that waited
+ * for nothing is therefore read twice (a double collect): when no slot's
+ * generation or state changed in between, what the round saw was all there
+ * at one moment; otherwise it is looked at again, SCAN_MOVES times at most. */
+#define SCAN_MOVES 8
+/* what a move is: the phase and WAITING; not the flags a scan's own record
+ * (or another remote's) sets */
+#define SCAN_STATE ((uint32_t)VG_SLOT_PHASE | VG_SLOT_WAITING)
+
+static int unmoved(const uint64_t *seen, uint32_t hw) {
+  if (atomic_load_explicit(&vg_ar_slot_hw, memory_order_acquire) != hw)
+    return 0;
+  for (uint32_t i = 0; i < hw; i++) {
+    const struct vg_ar_slot *s = &vg_ar_slots[i];
+    uint32_t gen = atomic_load_explicit(&s->futex, memory_order_acquire);
+    uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+    if (seen[i] != ((uint64_t)gen << 32 | (st & SCAN_STATE)))
+      return 0;
+  }
+  return 1;
+}
+
 /* Every active AR of another thread on [p, p+len) that conflicts with this
  * access (for a begin, `mine` is the new AR).
  * SCAN_RECORD records this access in each; SCAN_WAIT also waits for each
@@ -175,13 +201,15 @@ static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr
                                                 const struct vigil_ar *mine, unsigned via,
                                                 uint32_t site, enum scan how) {
   int found = 0;
-  for (int round = 0; round < 4; round++) {
+  uint64_t seen[VG_AR_SLOTS];
+  for (int round = 0, moved = 0; round < 4 && moved < SCAN_MOVES; round++) {
     int waited = 0;
     uint32_t hw = atomic_load_explicit(&vg_ar_slot_hw, memory_order_acquire);
     for (uint32_t i = 0; i < hw; i++) {
       struct vg_ar_slot *s = &vg_ar_slots[i];
       uint32_t gen = atomic_load_explicit(&s->futex, memory_order_acquire);
       uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+      seen[i] = (uint64_t)gen << 32 | (st & SCAN_STATE);
       unsigned later;
       if ((st & VG_SLOT_PHASE) != VG_SLOT_ACTIVE || s->owner == t ||
           !vg_overlaps(s->addr, s->len, p, len) ||
@@ -219,8 +247,11 @@ static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr
         waited = 1;
       }
     }
-    if (!waited)
+    if (waited)
+      continue;
+    if ((how == SCAN_PROBE && found) || unmoved(seen, hw))
       break;
+    round--, moved++; /* a chain moved between slots under the scan: look again */
   }
   return found;
 }
