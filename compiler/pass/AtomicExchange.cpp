@@ -62,18 +62,32 @@ Value *fromI64(IRBuilderBase &B, Value *V, Type *Ty, const DataLayout &DL) {
   return Ty->isIntegerTy() ? N : B.CreateBitCast(N, Ty);
 }
 
-LoadInst *beginRead(Module &M, LoadInst *LI, unsigned ArId, const DataLayout &DL) {
+namespace {
+/// `v = Hook(Id, p, size)` in place of LI (its uses take v): the runtime
+/// makes the read.  Returns LI, dead (the caller erases it once nothing
+/// refers to it), or null when LI keeps the plain form.
+LoadInst *readByRuntime(Module &M, LoadInst *LI, StringRef Hook, unsigned Id,
+                        const DataLayout &DL) {
   unsigned Size = exchangeableSize(LI->getType(), LI->getAlign(), DL);
   if (!Size || !LI->isSimple())
     return nullptr;
   IRBuilder<> B(LI);
   B.SetCurrentDebugLocation(LI->getDebugLoc());
   FunctionCallee Read = M.getOrInsertFunction(
-      "__vigil_ar_begin_read",
+      Hook,
       FunctionType::get(B.getInt64Ty(), {B.getInt32Ty(), B.getPtrTy(), B.getInt32Ty()}, false));
-  Value *V = B.CreateCall(Read, {B.getInt32(ArId), LI->getPointerOperand(), B.getInt32(Size)});
+  Value *V = B.CreateCall(Read, {B.getInt32(Id), LI->getPointerOperand(), B.getInt32(Size)});
   LI->replaceAllUsesWith(fromI64(B, V, LI->getType(), DL));
-  return LI; // dead now; the caller erases it once nothing refers to it
+  return LI;
+}
+} // namespace
+
+LoadInst *beginRead(Module &M, LoadInst *LI, unsigned ArId, const DataLayout &DL) {
+  return readByRuntime(M, LI, "__vigil_ar_begin_read", ArId, DL);
+}
+
+LoadInst *endRead(Module &M, LoadInst *LI, unsigned EndId, const DataLayout &DL) {
+  return readByRuntime(M, LI, "__vigil_ar_end_read", EndId, DL);
 }
 
 AtomicRMWInst *exchangeWrite(StoreInst *SI, const DataLayout &DL) {
@@ -86,20 +100,6 @@ AtomicRMWInst *exchangeWrite(StoreInst *SI, const DataLayout &DL) {
   X->setDebugLoc(SI->getDebugLoc());
   SI->eraseFromParent();
   return X;
-}
-
-LoadInst *endRead(Module &M, LoadInst *LI, unsigned EndId, const DataLayout &DL) {
-  unsigned Size = exchangeableSize(LI->getType(), LI->getAlign(), DL);
-  if (!Size || !LI->isSimple())
-    return nullptr;
-  IRBuilder<> B(LI);
-  B.SetCurrentDebugLocation(LI->getDebugLoc());
-  FunctionCallee Read = M.getOrInsertFunction(
-      "__vigil_ar_end_read",
-      FunctionType::get(B.getInt64Ty(), {B.getInt32Ty(), B.getPtrTy(), B.getInt32Ty()}, false));
-  Value *V = B.CreateCall(Read, {B.getInt32(EndId), LI->getPointerOperand(), B.getInt32(Size)});
-  LI->replaceAllUsesWith(fromI64(B, V, LI->getType(), DL));
-  return LI;
 }
 
 Instruction *readAgain(Module &M, LoadInst *LI, unsigned SiteId, const DataLayout &DL,
