@@ -40,6 +40,7 @@
 struct vg_atomic_config vg_atomic_config = {.mode = VG_AM_PREVENT,
                                             .detector = VG_AD_CHECKS,
                                             .timeout_ms = 10,
+                                            .runnable_ms = 200,
                                             .pause_ms = 20,
                                             .pause_rate = DEFAULT_PAUSE_RATE};
 uint8_t *vg_ar_skip;
@@ -190,6 +191,7 @@ int vg_atomic_configure(const struct vigil_atomic_program *p) {
   c->mode = pick("VIGIL_ATOMIC_MODE", mode_names, 4, VG_AM_PREVENT,
                  "prevent, detect, find or train");
   c->timeout_ms = vg_env_number("VIGIL_ATOMIC_TIMEOUT_MS", 1, 60000, 10);
+  c->runnable_ms = vg_env_number("VIGIL_ATOMIC_RUNNABLE_MS", 0, 60000, 200);
   c->pause_ms = vg_env_number("VIGIL_ATOMIC_PAUSE_MS", 0, 10000, 20);
   c->pause_rate = rate();
   vg_atomic_dedup = (int)vg_env_number("VIGIL_ATOMIC_DEDUP", 0, 1, 1);

@@ -71,13 +71,21 @@ enum vg_remote_via {
                        `site` is its ends[] index                          */
 };
 
+/* Whether a recorded remote waits for the AR's end. */
+enum vg_remote_held {
+  VG_HELD_NO = 0, /* it went on: detect mode, or it could not be held */
+  VG_HELD_YES,    /* it waits (waited) for the AR's end */
+  VG_HELD_AHEAD   /* its own region went ahead of this AR after a timeout or
+                     a forced begin (atomic.c, went_ahead), so nothing holds it */
+};
+
 /* The first remote access recorded in an AR (the first wins; later ones
  * are only counted in the slot's `repeats`). */
 struct vg_ar_remote {
   uint32_t tid;       /* kernel thread id of the remote thread */
   uint8_t kind;       /* VIGIL_AR_READ, _WRITE or both (read-modify-write) */
   uint8_t via;        /* enum vg_remote_via */
-  uint8_t held;       /* the remote thread waits (waited) for the AR's end */
+  uint8_t held;       /* enum vg_remote_held */
   uint8_t later;      /* VG_VIA_BEGIN: the kinds the remote's own region
                          goes on to access that break this AR (its begin
                          was held for them; the pattern counts them) */
@@ -145,6 +153,8 @@ struct vg_atomic_config {
   int mode;           /* enum vg_atomic_mode */
   int detector;       /* enum vg_atomic_detector, after fallbacks */
   long timeout_ms;    /* VIGIL_ATOMIC_TIMEOUT_MS */
+  long runnable_ms;   /* VIGIL_ATOMIC_RUNNABLE_MS: the longest wait for an
+                         owner that is runnable (atomic_slots.c, vg_slot_wait) */
   long pause_ms;      /* VIGIL_ATOMIC_PAUSE_MS (find mode) */
   double pause_rate;  /* VIGIL_ATOMIC_PAUSE_RATE (find mode) */
   const char *whitelist; /* VIGIL_ATOMIC_WHITELIST, NULL if unset */
@@ -266,7 +276,7 @@ void vg_slot_release(struct vg_ar_slot *s);
  * 0 a repeat, -1 gone.  capture: take the caller's stack (not in a signal
  * handler: backtrace() is not async-signal-safe). */
 int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned later, unsigned via,
-                   uint32_t site, uintptr_t pc, int capture, int hold);
+                   uint32_t site, uintptr_t pc, int capture, enum vg_remote_held held);
 /* 1 when the AR of generation gen ended, 0 on timeout (s is EXPIRED). */
 int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen);
 void vg_slots_after_fork(uint32_t self_tid);
@@ -311,7 +321,8 @@ enum vg_atomic_counter {
   VG_AC_NO_WATCH, VG_AC_THREAD_FULL, VG_AC_REMOTES, VG_AC_REMOTE_REPEATS, VG_AC_HELD,
   VG_AC_TIMEOUTS, VG_AC_VIOLATIONS, VG_AC_PREVENTED, VG_AC_REPEATED_REPORTS,
   VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_COLLISIONS,
-  VG_AC_FORCED, VG_AC_UNDONE, VG_AC_NOT_UNDONE, VG_AC_SETTLED, VG_AC_UNSETTLED, VG_AC_QUEUED, VG_AC_N
+  VG_AC_FORCED, VG_AC_UNDONE, VG_AC_NOT_UNDONE, VG_AC_SETTLED, VG_AC_UNSETTLED, VG_AC_QUEUED,
+  VG_AC_EXTENDED, VG_AC_N
 };
 void vg_atomic_count(enum vg_atomic_counter c, uint64_t n);
 void vg_atomic_stats_thread_start(struct vg_ar_thread *t);

@@ -139,6 +139,9 @@ static void verdict_text(struct vg_buf *b, const struct vg_ar_verdict *v) {
   else if (v->timed_out)
     vg_bprintf(b, "not prevented: the remote %s waited the %ld ms timeout and went ahead", rk,
                vg_atomic_config.timeout_ms);
+  else if (v->slot.remote.held == VG_HELD_AHEAD)
+    vg_bprintf(b, "not prevented: this region and the remote %s's overlapped after a %ld ms "
+                  "timeout", rk, vg_atomic_config.timeout_ms);
   else if (v->slot.remote.held)
     vg_bprintf(b, "not prevented");
   else

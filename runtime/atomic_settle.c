@@ -54,7 +54,7 @@ static inline void relax(unsigned round) {
 uint64_t vg_atomic_settle(struct vg_ar_slot *s, uintptr_t p, uint32_t len, uint64_t v) {
   for (unsigned round = 0; round < SETTLE_SPINS + SETTLE_YIELDS; round++) {
     uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
-    if ((st & VG_SLOT_REMOTE) && !s->remote.held)
+    if ((st & VG_SLOT_REMOTE) && s->remote.held != VG_HELD_YES)
       break; /* a write that stays: the end reports it */
     relax(round);
     v = vg_load_n(p, len);

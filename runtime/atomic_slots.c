@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -162,7 +163,7 @@ static int record(struct vg_ar_slot *s, uint32_t gen, const struct vg_ar_remote 
 }
 
 int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned later, unsigned via,
-                   uint32_t site, uintptr_t pc, int capture, int hold) {
+                   uint32_t site, uintptr_t pc, int capture, enum vg_remote_held held) {
   /* A plain look first: the remote's stack is captured only for the first
    * remote of an AR (rare), and never inside the RECORDING window. */
   uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
@@ -179,7 +180,7 @@ int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned l
   r.kind = (uint8_t)kind;
   r.later = (uint8_t)later;
   r.via = (uint8_t)via;
-  r.held = (uint8_t)hold;
+  r.held = (uint8_t)held;
   r.site = site;
   r.pc = pc;
   r.time_ns = vg_atomic_now_ns();
@@ -191,14 +192,73 @@ int vg_slot_record(struct vg_ar_slot *s, uint32_t gen, unsigned kind, unsigned l
   return record(s, gen, &r);
 }
 
+/* Reads /proc/self/task/TID/<file> into buf (NUL-terminated); 0 on
+ * failure.  open, read and close only: async-signal-safe. */
+static int read_task_file(uint32_t tid, const char *file, char *buf, size_t size) {
+  char path[64] = "/proc/self/task/", digits[12];
+  int n = 0, at = 16;
+  do
+    digits[n++] = (char)('0' + tid % 10);
+  while ((tid /= 10) && n < (int)sizeof digits);
+  while (n)
+    path[at++] = digits[--n];
+  path[at++] = '/';
+  for (const char *f = file; *f && at < (int)sizeof path - 1;)
+    path[at++] = *f++;
+  path[at] = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t len = read(fd, buf, size - 1);
+  close(fd);
+  if (len <= 0)
+    return 0;
+  buf[len] = 0;
+  return 1;
+}
+
+/* The nanoseconds thread `tid` has run on a CPU (schedstat's first field)
+ * if it is runnable now ('R' in stat, after the last ')' of the name);
+ * UINT64_MAX if it is not runnable or the files cannot be read. */
+static uint64_t runnable_ns(uint32_t tid) {
+  char buf[512];
+  if (!read_task_file(tid, "stat", buf, sizeof buf))
+    return UINT64_MAX;
+  const char *close_paren = strrchr(buf, ')');
+  if (!close_paren || close_paren[1] != ' ' || close_paren[2] != 'R')
+    return UINT64_MAX;
+  if (!read_task_file(tid, "schedstat", buf, sizeof buf))
+    return UINT64_MAX;
+  uint64_t ns = 0;
+  for (const char *c = buf; *c >= '0' && *c <= '9'; c++)
+    ns = ns * 10 + (uint64_t)(*c - '0');
+  return ns;
+}
+
 /* Sleeps until slot s leaves generation `gen` (the AR ended: 1) or the
  * timeout (0; the slot is marked EXPIRED so that later remotes do not wait
- * on an AR whose end may never come, as in the paper's Figure 5).  Only
- * atomics, clock_gettime and futex: usable in a signal handler. */
+ * on an AR whose end may never come, as in the paper's Figure 5).
+ *
+ * The timeout is for an owner that will not reach its end soon: blocked
+ * (on a lock this thread holds, on I/O, past a missing end) or spinning
+ * on something this thread would do.  An owner that is runnable but
+ * hardly runs was preempted, and will end its AR once it gets a CPU; on a
+ * loaded machine (2 cores, a parallel test suite) that takes more than
+ * 10 ms easily, and a wait that gave up then let the two regions overlap
+ * (apache-25520: 2 of 60 runs lost a log line under the full suite).  So
+ * at each timeout the owner's scheduler state is read: a runnable owner
+ * is waited for one more timeout, and again while it ran less than half
+ * of the last one, up to VIGIL_ATOMIC_RUNNABLE_MS in all (0: the paper's
+ * plain timeout).  A spinning or computing owner thus costs two timeouts
+ * instead of one.  Only atomics, clock_gettime, futex and
+ * open/read/close: usable in a signal handler. */
 int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
-  uint64_t limit = (uint64_t)vg_atomic_config.timeout_ms * 1000000u;
+  uint64_t step = (uint64_t)vg_atomic_config.timeout_ms * 1000000u, limit = step;
+  uint64_t cap = (uint64_t)vg_atomic_config.runnable_ms * 1000000u;
   uint64_t start = vg_atomic_now_ns();
-  int ended = 0;
+  uint32_t owner = s->owner_tid;
+  uint64_t ran = UINT64_MAX; /* the owner's run time at the last extension */
+  int ended = 0, extended = 0;
   atomic_fetch_add_explicit(&s->waiters, 1, memory_order_seq_cst);
   for (;;) {
     if (atomic_load_explicit(&s->futex, memory_order_seq_cst) != gen) {
@@ -206,6 +266,15 @@ int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
       break;
     }
     uint64_t spent = vg_atomic_now_ns() - start;
+    if (spent >= limit && limit < cap) {
+      uint64_t now_ran = runnable_ns(owner);
+      if (now_ran != UINT64_MAX && (ran == UINT64_MAX || now_ran - ran < step / 2) &&
+          atomic_load_explicit(&s->futex, memory_order_seq_cst) == gen) {
+        limit = limit + step < cap ? limit + step : cap;
+        ran = now_ran;
+        extended = 1;
+      }
+    }
     if (spent >= limit)
       break;
     uint64_t left = limit - spent;
@@ -213,6 +282,8 @@ int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
     futex(&s->futex, FUTEX_WAIT, gen, &ts); /* EAGAIN, EINTR, ETIMEDOUT: look again */
   }
   atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_relaxed);
+  if (extended)
+    vg_atomic_count(VG_AC_EXTENDED, 1);
   if (!ended) {
     uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
     while ((st & VG_SLOT_PHASE) == VG_SLOT_ACTIVE && !(st & VG_SLOT_EXPIRED) &&

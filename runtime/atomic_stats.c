@@ -116,6 +116,7 @@ static const struct {
     {"writes_not_undone", VG_AC_NOT_UNDONE},
     {"reads_settled", VG_AC_SETTLED},
     {"reads_unsettled", VG_AC_UNSETTLED},
+    {"waits_extended", VG_AC_EXTENDED},
 };
 
 static uint64_t field(const struct totals *s, int which) {

@@ -94,7 +94,7 @@ static void find_broken(struct vg_ar_thread *t, uintptr_t p, uint32_t len, uint6
 static void record(struct broken *b, uint32_t site, int hold) {
   for (int i = 0; i < b->n; i++) {
     int r = vg_slot_record(b->s[i], b->gen[i], VIGIL_AR_WRITE, 0, VG_VIA_CHECK, site, 0, 1,
-                           hold);
+                           hold ? VG_HELD_YES : VG_HELD_NO);
     if (r >= 0)
       vg_atomic_count(r ? VG_AC_REMOTES : VG_AC_REMOTE_REPEATS, 1);
   }

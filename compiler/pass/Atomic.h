@@ -93,6 +93,9 @@ public:
   /// after which the other threads' writes are meant to be seen, -3;
   /// 0 otherwise.
   int lockEffect(const llvm::CallBase &CB) const;
+  /// The loads that decide a loop waiting for another thread (AtomicWaits.cpp):
+  /// ordering points like a barrier (-3).
+  bool waits(const llvm::Instruction &I) const { return WaitLoads.count(&I); }
   SharedVar describe(const SharedAccess &A, const llvm::DataLayout &DL) const;
   /// Globals whose address escapes into pointers the analysis cannot follow.
   bool addressTaken(const llvm::GlobalVariable *GV) const {
@@ -102,6 +105,7 @@ public:
 private:
   void findSync(llvm::Module &M);
   void findLockWrappers(llvm::Module &M);
+  void findWaitLoops(llvm::Module &M);
   void findThreadArguments(llvm::Module &M);
   bool sharedObject(const llvm::Value *Obj) const;
 
@@ -112,6 +116,7 @@ private:
   std::vector<Range> Sync;
   llvm::DenseSet<const llvm::Value *> SyncWhole;
   llvm::DenseMap<const llvm::Function *, int> LockFns;
+  llvm::DenseSet<const llvm::Instruction *> WaitLoads;
   llvm::DenseSet<const llvm::Function *> ThreadEntries;
   llvm::DenseSet<const llvm::GlobalVariable *> AddressTaken;
 };

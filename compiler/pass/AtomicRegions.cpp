@@ -113,6 +113,10 @@ struct Flow {
         access(S, It->second, Record);
         continue;
       }
+      if (Mem.waits(I)) { // a loop waiting for another thread: as a barrier
+        S = acrossBackEdge(S);
+        continue;
+      }
       auto *CB = dyn_cast<CallBase>(&I);
       if (!CB)
         continue;

@@ -125,6 +125,7 @@ bool isAllocation(const CallBase *CB) {
 
 SharedMemory::SharedMemory(Module &M) {
   findSync(M);
+  findWaitLoops(M);
   findLockWrappers(M);
   findThreadArguments(M);
   for (GlobalVariable &GV : M.globals())
@@ -170,22 +171,27 @@ void SharedMemory::findSync(Module &M) {
 /// A function that, counted over its body, takes more locks than it
 /// releases acts as a lock (apr_thread_mutex_lock, a project's LOCK());
 /// one that releases more, as an unlock; one that waits on a condition
-/// variable, as a wait.  Three rounds follow wrappers of wrappers.
+/// variable, as a wait; one that joins, passes a barrier or waits in a
+/// loop for another thread's store, as a barrier.  Three rounds follow
+/// wrappers of wrappers.
 void SharedMemory::findLockWrappers(Module &M) {
   for (int Round = 0; Round < 3; ++Round)
     for (Function &F : M) {
       if (F.isDeclaration() || vigilName(F.getName()) || syncFn(&F))
         continue;
       int Net = 0;
-      bool Waits = false;
-      for (Instruction &I : instructions(F))
+      bool Waits = false, Orders = false;
+      for (Instruction &I : instructions(F)) {
+        Orders |= waits(I);
         if (auto *CB = dyn_cast<CallBase>(&I)) {
           int E = lockEffect(*CB);
           Waits |= E == -2;
+          Orders |= E == -3;
           if (E == 1 || E == -1)
             Net += E;
         }
-      int Effect = Net > 0 ? 1 : Net < 0 ? -1 : Waits ? -2 : 0;
+      }
+      int Effect = Net > 0 ? 1 : Net < 0 ? -1 : Waits ? -2 : Orders ? -3 : 0;
       if (Effect)
         LockFns[&F] = Effect;
     }

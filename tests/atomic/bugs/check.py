@@ -72,6 +72,19 @@ def read_reports(path):
     return viol, stats
 
 
+def trained_runs(exe, args, tmp, wl):
+    """Train mode on exe, args.fixed_train runs adding to the whitelist wl:
+    the number of entries (lines that are not comments)."""
+    env = {"VIGIL_ATOMIC_MODE": "train", "VIGIL_ATOMIC_WHITELIST": wl}
+    for i in range(args.fixed_train):
+        run(exe, [args.fixed_scale], env, args.timeout, tmp)
+    try:
+        with open(wl) as f:
+            return sum(1 for line in f if line.strip() and not line.startswith("#"))
+    except FileNotFoundError:
+        return 0
+
+
 def run(exe, args, env, timeout, tmp):
     """One run: (failed, message, violations, stats)."""
     rep = os.path.join(tmp, "report.jsonl")
@@ -128,6 +141,10 @@ def main():
     ap.add_argument("--fixed-allow", action="append", default=[], metavar="FUNC:VAR",
                     help="a known false positive of fixed.c (README.md, False positives): "
                          "reports of VAR in FUNC are listed but do not fail the check")
+    ap.add_argument("--fixed-train", type=int, default=0, metavar="RUNS",
+                    help="then train on fixed.c (VIGIL_ATOMIC_MODE=train, RUNS runs into one "
+                         "whitelist) and run it again under prevent and find with that "
+                         "whitelist: every report, known false positive or not, fails")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per run")
     ap.add_argument("--skip", action="append", default=[],
                     choices=["plain", "find", "prevent", "fixed"])
@@ -256,6 +273,24 @@ def main():
             print("  fixed report: %s %s in %s lines %s-%s (x%d)%s" % (
                 var, pat, fn, a, b, c,
                 " known false positive" if (fn, var) in allowed else " UNEXPECTED"))
+
+    if "fixed" not in args.skip and args.fixed_train:
+        t0 = time.monotonic()
+        wl = os.path.join(tmp, "whitelist")
+        entries = trained_runs(vfixed, args, tmp, wl)
+        counts, fails = {}, 0
+        for mode in ("prevent", "find"):
+            env = {"VIGIL_ATOMIC_MODE": mode, "VIGIL_ATOMIC_WHITELIST": wl}
+            counts[mode] = 0
+            for i in range(args.fixed_runs):
+                failed, msg, viol, _ = run(vfixed, [args.fixed_scale], env, args.timeout, tmp)
+                fails += failed
+                counts[mode] += len(viol)
+        print("trained: %d whitelist entries from %d train runs; then %d reports in prevent "
+              "mode, %d in find mode, %d failed runs (%.1f s)%s" % (
+                  entries, args.fixed_train, counts["prevent"], counts["find"], fails,
+                  time.monotonic() - t0,
+                  verdict("trained", fails == 0 and not counts["prevent"] and not counts["find"])))
 
     shutil.rmtree(tmp, ignore_errors=True)
     print("total: %.1f s, %s" % (time.monotonic() - t_all, "ok" if ok else "FAILED"))

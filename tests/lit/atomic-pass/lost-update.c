@@ -4,8 +4,8 @@
 // detect mode reports the violation as not prevented, with both threads,
 // the accesses and the variable.  Whether two free-running threads overlap
 // at all depends on the scheduler (under a loaded `make test` they often do
-// not), so the detect run forces the interleaving with a handshake on
-// atomic flags (synchronisation variables, never regions).
+// not), so the detect run forces the interleaving with a handshake under a
+// mutex (pairs under one held lock are never regions).
 // RUN: %vigil-cc --vigil-atomic -O1 -g -pthread %s -o %t
 // RUN: env VIGIL_ON_FAILURE=log %t 200000 2>%t.prevent | FileCheck --check-prefix=EXACT %s
 // RUN: env VIGIL_ATOMIC_MODE=detect VIGIL_ON_FAILURE=log VIGIL_REPORT=%t.jsonl %t handshake 2>&1 | FileCheck --check-prefix=DETECT %s
@@ -27,24 +27,38 @@ static void *worker(void *arg) {
   return 0;
 }
 
+/* The handshake waits on a condition variable, not in a spin loop: a loop
+ * that waits for another thread's store orders the threads, and no region
+ * spans it (AtomicWaits.cpp); a condition wait releases the lock and the
+ * region stays. */
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int inside, written;
 
 static void *local(void *arg) {
   (void)arg;
   long c = counter;
-  __atomic_store_n(&inside, 1, __ATOMIC_RELEASE);
-  while (!__atomic_load_n(&written, __ATOMIC_ACQUIRE))
-    ;
+  pthread_mutex_lock(&m);
+  inside = 1;
+  pthread_cond_broadcast(&cv);
+  while (!written)
+    pthread_cond_wait(&cv, &m);
+  pthread_mutex_unlock(&m);
   counter = c + 1;
   return 0;
 }
 
 static void *remote(void *arg) {
   (void)arg;
-  while (!__atomic_load_n(&inside, __ATOMIC_ACQUIRE))
-    ;
+  pthread_mutex_lock(&m);
+  while (!inside)
+    pthread_cond_wait(&cv, &m);
+  pthread_mutex_unlock(&m);
   counter = 100;
-  __atomic_store_n(&written, 1, __ATOMIC_RELEASE);
+  pthread_mutex_lock(&m);
+  written = 1;
+  pthread_cond_broadcast(&cv);
+  pthread_mutex_unlock(&m);
   return 0;
 }
 
@@ -70,7 +84,7 @@ int main(int argc, char **argv) {
 
 // EXACT: counter 400000 of 400000
 // DETECT: vigil: atomicity violation (RWW) on counter
-// DETECT: first: read at {{.*}}lost-update.c:[[#@LINE-39]]:{{[0-9]+}}, thread
+// DETECT: first: read at {{.*}}lost-update.c:[[#@LINE-47]]:{{[0-9]+}}, thread
 // DETECT: remote: write at {{.*}}lost-update.c:{{[0-9]+}}:{{[0-9]+}}, thread
 // DETECT: second: write at {{.*}}lost-update.c:{{[0-9]+}}:{{[0-9]+}}, thread
 // DETECT: verdict: not prevented
