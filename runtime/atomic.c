@@ -422,7 +422,8 @@ static inline uint64_t read_value(uintptr_t p, uint32_t len) {
 }
 
 /* Find mode: the first begin of every AR pauses, later ones with
- * probability VIGIL_ATOMIC_PAUSE_RATE (atomic_config.c says why). */
+ * probability VIGIL_ATOMIC_PAUSE_RATE while the thread is within its
+ * VIGIL_ATOMIC_PAUSE_SHARE of time (atomic_config.c says why). */
 static __attribute__((noinline, cold)) void maybe_pause(struct vg_ar_thread *t, uint32_t ar) {
   int first = !__atomic_load_n(&vg_ar_paused[ar], __ATOMIC_RELAXED);
   if (first)
@@ -430,10 +431,19 @@ static __attribute__((noinline, cold)) void maybe_pause(struct vg_ar_thread *t, 
   t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17;
   if (!first && (double)(t->rng >> 11) * 0x1p-53 >= vg_atomic_config.pause_rate)
     return;
+  uint64_t now = vg_atomic_now_ns(), pause = (uint64_t)vg_atomic_config.pause_ms * 1000000u;
+  if (!t->pause_since_ns)
+    t->pause_since_ns = now;
+  if (!first && (double)(t->paused_ns + pause) >
+                    vg_atomic_config.pause_share * (double)(now - t->pause_since_ns + pause)) {
+    vg_atomic_count(VG_AC_PAUSES_SKIPPED, 1); /* over its share (atomic_config.c) */
+    return;
+  }
   struct timespec ts = {vg_atomic_config.pause_ms / 1000,
                         (vg_atomic_config.pause_ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) < 0)
     ;
+  t->paused_ns += vg_atomic_now_ns() - now;
   vg_atomic_count(VG_AC_PAUSES, 1);
 }
 

@@ -155,8 +155,11 @@ struct vg_atomic_config {
   long timeout_ms;    /* VIGIL_ATOMIC_TIMEOUT_MS */
   long runnable_ms;   /* VIGIL_ATOMIC_RUNNABLE_MS: the longest wait for an
                          owner that is runnable (atomic_slots.c, vg_slot_wait) */
+  long blocked_ms;    /* VIGIL_ATOMIC_BLOCKED_MS: the wait for an owner that
+                         sleeps on the program's futex (0: no look) */
   long pause_ms;      /* VIGIL_ATOMIC_PAUSE_MS (find mode) */
   double pause_rate;  /* VIGIL_ATOMIC_PAUSE_RATE (find mode) */
+  double pause_share; /* VIGIL_ATOMIC_PAUSE_SHARE: of a thread's time, at most */
   const char *whitelist; /* VIGIL_ATOMIC_WHITELIST, NULL if unset */
 };
 extern struct vg_atomic_config vg_atomic_config;
@@ -240,6 +243,7 @@ struct vg_ar_thread {
   /* the begin of held entry i met another thread's AR on its address */
   uint8_t held_met[VG_AR_PER_THREAD];
   uint64_t rng;      /* find mode's pause draws (xorshift) */
+  uint64_t pause_since_ns, paused_ns; /* find mode's pause budget (atomic.c) */
   /* verdicts of ARs that ended while this thread held others (atomic.c,
    * judge): reported once it holds none; malloc'd on first use */
   struct vg_ar_verdict *pending;
@@ -322,7 +326,7 @@ enum vg_atomic_counter {
   VG_AC_TIMEOUTS, VG_AC_VIOLATIONS, VG_AC_PREVENTED, VG_AC_REPEATED_REPORTS,
   VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_COLLISIONS,
   VG_AC_FORCED, VG_AC_UNDONE, VG_AC_NOT_UNDONE, VG_AC_SETTLED, VG_AC_UNSETTLED, VG_AC_QUEUED,
-  VG_AC_EXTENDED, VG_AC_N
+  VG_AC_EXTENDED, VG_AC_CUT, VG_AC_PAUSES_SKIPPED, VG_AC_N
 };
 void vg_atomic_count(enum vg_atomic_counter c, uint64_t n);
 void vg_atomic_stats_thread_start(struct vg_ar_thread *t);

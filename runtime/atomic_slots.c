@@ -235,6 +235,30 @@ static uint64_t runnable_ns(uint32_t tid) {
   return ns;
 }
 
+/* Whether thread `tid` sleeps in a futex wait that is not one of vigil's
+ * slot waits: one of the program's locks, condition variables or
+ * semaphores (/proc/self/task/TID/syscall: the number, then the first
+ * argument, the futex word). */
+static int waits_on_program(uint32_t tid) {
+  char buf[256];
+  if (!read_task_file(tid, "syscall", buf, sizeof buf))
+    return 0;
+  const char *c = buf;
+  long nr = 0;
+  while (*c >= '0' && *c <= '9')
+    nr = nr * 10 + (*c++ - '0');
+  if (c == buf || nr != SYS_futex || c[0] != ' ' || c[1] != '0' || c[2] != 'x')
+    return 0;
+  uintptr_t word = 0;
+  for (c += 3;; c++) {
+    int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10 : -1;
+    if (d < 0)
+      break;
+    word = word << 4 | (uintptr_t)d;
+  }
+  return !(word >= (uintptr_t)vg_ar_slots && word < (uintptr_t)(vg_ar_slots + VG_AR_SLOTS));
+}
+
 /* Sleeps until slot s leaves generation `gen` (the AR ended: 1) or the
  * timeout (0; the slot is marked EXPIRED so that later remotes do not wait
  * on an AR whose end may never come, as in the paper's Figure 5).
@@ -250,15 +274,27 @@ static uint64_t runnable_ns(uint32_t tid) {
  * is waited for one more timeout, and again while it ran less than half
  * of the last one, up to VIGIL_ATOMIC_RUNNABLE_MS in all (0: the paper's
  * plain timeout).  A spinning or computing owner thus costs two timeouts
- * instead of one.  Only atomics, clock_gettime, futex and
- * open/read/close: usable in a signal handler. */
+ * instead of one.
+ *
+ * The other way round, an owner that sleeps in one of the program's futex
+ * waits (a lock or condition wait) inside its AR waits for another thread,
+ * often this one: measured on pigz, a compress thread's region stayed open
+ * while it waited for its next job, and the main thread's write of the
+ * next job, held by it, could only end by the timeout (85 a second, each
+ * 10 ms).  So every VIGIL_ATOMIC_BLOCKED_MS (default 1; 0: never) the
+ * waiter looks, and goes ahead at once if so (counted as a timeout and as
+ * `waits_cut`).  A wait of vigil's own (the owner held as a remote
+ * on another AR) is bounded and not cut.  Only atomics, clock_gettime,
+ * futex and open/read/close: usable in a signal handler. */
 int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
   uint64_t step = (uint64_t)vg_atomic_config.timeout_ms * 1000000u, limit = step;
   uint64_t cap = (uint64_t)vg_atomic_config.runnable_ms * 1000000u;
   uint64_t start = vg_atomic_now_ns();
   uint32_t owner = s->owner_tid;
   uint64_t ran = UINT64_MAX; /* the owner's run time at the last extension */
-  int ended = 0, extended = 0;
+  uint64_t grace = (uint64_t)vg_atomic_config.blocked_ms * 1000000u;
+  uint64_t look = grace ? grace : UINT64_MAX; /* when to look at the owner next */
+  int ended = 0, extended = 0, cut = 0;
   atomic_fetch_add_explicit(&s->waiters, 1, memory_order_seq_cst);
   for (;;) {
     if (atomic_load_explicit(&s->futex, memory_order_seq_cst) != gen) {
@@ -266,7 +302,12 @@ int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
       break;
     }
     uint64_t spent = vg_atomic_now_ns() - start;
-    if (spent >= limit && limit < cap) {
+    if (spent >= look && spent < limit) {
+      look = spent + grace;
+      if (waits_on_program(owner) && atomic_load_explicit(&s->futex, memory_order_seq_cst) == gen)
+        limit = spent, cut = 1;
+    }
+    if (spent >= limit && limit < cap && !cut) {
       uint64_t now_ran = runnable_ns(owner);
       if (now_ran != UINT64_MAX && (ran == UINT64_MAX || now_ran - ran < step / 2) &&
           atomic_load_explicit(&s->futex, memory_order_seq_cst) == gen) {
@@ -277,13 +318,16 @@ int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
     }
     if (spent >= limit)
       break;
-    uint64_t left = limit - spent;
+    /* an extension can move the limit past a look that is already due */
+    uint64_t left = (look > spent && look < limit ? look : limit) - spent;
     struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
     futex(&s->futex, FUTEX_WAIT, gen, &ts); /* EAGAIN, EINTR, ETIMEDOUT: look again */
   }
   atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_relaxed);
   if (extended)
     vg_atomic_count(VG_AC_EXTENDED, 1);
+  if (cut)
+    vg_atomic_count(VG_AC_CUT, 1);
   if (!ended) {
     uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
     while ((st & VG_SLOT_PHASE) == VG_SLOT_ACTIVE && !(st & VG_SLOT_EXPIRED) &&

@@ -117,6 +117,8 @@ static const struct {
     {"reads_settled", VG_AC_SETTLED},
     {"reads_unsettled", VG_AC_UNSETTLED},
     {"waits_extended", VG_AC_EXTENDED},
+    {"waits_cut", VG_AC_CUT},
+    {"pauses_skipped", VG_AC_PAUSES_SKIPPED},
 };
 
 static uint64_t field(const struct totals *s, int which) {

@@ -49,6 +49,8 @@ int main(void) {
 // MISSING: atomicity violation (RWW) on x at t.c:10:5
 // MISSING-NOT: atomicity violation
 // MISSING: done
+// An entry that names no region of this program is said, with its line.
+// TRAIN: vigil: {{.*}}.train:2: `something.c:99` names no atomic region of this program
 // TRAIN-NOT: atomicity violation
 // TRAIN: done
 // TRAIN: vigil: atomic regions: training added 1 entry to {{.*}}.train
