@@ -316,6 +316,7 @@ static int decide(struct vg_ar_verdict *v, const struct vg_ar_slot *s, uint32_t 
   v->prevented = held && !v->timed_out;
   uint64_t now = vg_atomic_now_ns();
   v->waited_ns = !held ? 0
+                 : v->timed_out && s->cut_ms ? (uint64_t)s->cut_ms * 1000000u
                  : v->timed_out  ? (uint64_t)vg_atomic_config.timeout_ms * 1000000u
                  : now > s->remote.time_ns ? now - s->remote.time_ns : 0;
   return 1;
@@ -466,6 +467,7 @@ static void fill(struct vg_ar_slot *s, struct vg_ar_thread *t, uint32_t ar,
   s->saved = a->first_kind & VIGIL_AR_WRITE ? value : read_value(p, len);
   atomic_store_explicit(&s->saved_ready, !reads, memory_order_relaxed);
   s->begin_ns = 0;
+  atomic_store_explicit(&s->cut_ms, 0, memory_order_relaxed);
 }
 
 /* A new instance of AR `ar` on this thread.  This begin is itself a remote

@@ -133,6 +133,9 @@ struct vg_ar_slot {
   /* `saved` is final (a begin_read sets it after its read, which follows
    * the publication; a checked write that raced with it waits for this) */
   _Atomic uint8_t saved_ready;
+  /* a remote stopped waiting because the owner slept in one of the
+   * program's futex waits (atomic_slots.c, vg_slot_wait): its wait in ms */
+  _Atomic uint8_t cut_ms;
   _Atomic uint32_t repeats;  /* remote accesses after the recorded one */
   uint64_t saved;            /* the variable's value after the first local access */
   uint64_t begin_ns;         /* only in find mode or when a remote is recorded: 0 */
@@ -309,7 +312,8 @@ struct vg_ar_verdict {
   uint8_t second_kind;
   uint8_t self_loop;      /* the second access is a new begin of the AR */
   uint8_t prevented;      /* the remote was held until this end */
-  uint8_t timed_out;      /* the remote was held, then let go by the timeout */
+  uint8_t timed_out;      /* the remote was held, then let go by the timeout
+                             (or earlier, slot.cut_ms, the owner asleep) */
   uint64_t waited_ns;     /* how long the remote was held (so far) */
   char pattern[4];        /* "RWR", ... */
 };

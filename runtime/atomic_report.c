@@ -136,6 +136,10 @@ static void verdict_text(struct vg_buf *b, const struct vg_ar_verdict *v) {
   if (v->prevented)
     vg_bprintf(b, "prevented: the remote %s waited %.3f ms, until this region ended", rk,
                v->waited_ns / 1e6);
+  else if (v->timed_out && v->slot.cut_ms)
+    vg_bprintf(b, "not prevented: the remote %s went ahead after %.0f ms: this region's owner "
+                  "slept in one of the program's locks or condition waits (a likely deadlock)",
+               rk, v->waited_ns / 1e6);
   else if (v->timed_out)
     vg_bprintf(b, "not prevented: the remote %s waited the %ld ms timeout and went ahead", rk,
                vg_atomic_config.timeout_ms);

@@ -329,10 +329,13 @@ int vg_slot_wait(struct vg_ar_slot *s, uint32_t gen) {
   if (cut)
     vg_atomic_count(VG_AC_CUT, 1);
   if (!ended) {
+    if (cut)
+      atomic_store_explicit(&s->cut_ms, (uint8_t)(limit < 254000000u ? limit / 1000000u + 1 : 255),
+                            memory_order_relaxed); /* rounded up: never 0 */
     uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
     while ((st & VG_SLOT_PHASE) == VG_SLOT_ACTIVE && !(st & VG_SLOT_EXPIRED) &&
            !atomic_compare_exchange_weak_explicit(&s->state, &st, st | VG_SLOT_EXPIRED,
-                                                  memory_order_relaxed, memory_order_relaxed))
+                                                  memory_order_release, memory_order_relaxed))
       ;
     /* a new instance may have taken the slot meanwhile (ABA): not ours */
     if (atomic_load_explicit(&s->futex, memory_order_acquire) != gen)

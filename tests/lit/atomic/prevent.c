@@ -20,6 +20,11 @@
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_ATOMIC_TIMEOUT_MS=10 VIGIL_STATS=1 %t starved 2>&1 | FileCheck %s --check-prefix=STARVED
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_ATOMIC_TIMEOUT_MS=10 VIGIL_ATOMIC_RUNNABLE_MS=0 VIGIL_STATS=1 %t starved 2>&1 | FileCheck %s --check-prefix=STARVED-PLAIN
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_ATOMIC_TIMEOUT_MS=20 VIGIL_STATS=1 %t busy 2>&1 | FileCheck %s --check-prefix=BUSY
+// An owner asleep in the program's own condition wait inside its region, waiting for the
+// remote itself, is a deadlock the timeout would end: the remote goes ahead after
+// VIGIL_ATOMIC_BLOCKED_MS instead (0: the whole timeout).
+// RUN: env VIGIL_ON_FAILURE=log VIGIL_ATOMIC_TIMEOUT_MS=2000 VIGIL_STATS=1 %t blocked 2>&1 | FileCheck %s --check-prefix=BLOCKED
+// RUN: env VIGIL_ON_FAILURE=log VIGIL_ATOMIC_TIMEOUT_MS=200 VIGIL_ATOMIC_BLOCKED_MS=0 VIGIL_STATS=1 %t blocked 2>&1 | FileCheck %s --check-prefix=BLOCKED-PLAIN
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_ATOMIC_MODE=detect %t detect 2>&1 | FileCheck %s --check-prefix=DETECT
 #include <sched.h>
 
@@ -27,6 +32,8 @@
 
 static const char *how;
 static atomic_int done, remote_in, local_out;
+static pthread_mutex_t handshake = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t finished = PTHREAD_COND_INITIALIZER;
 static double waited_ms, finished_at;
 
 static void *remote(void *arg) {
@@ -50,7 +57,10 @@ static void *remote(void *arg) {
   }
   finished_at = now_ms();
   waited_ms = finished_at - t0;
+  pthread_mutex_lock(&handshake);
   atomic_store(&done, 1);
+  pthread_cond_broadcast(&finished);
+  pthread_mutex_unlock(&handshake);
   return NULL;
 }
 
@@ -111,6 +121,13 @@ int main(int argc, char **argv) {
     for (double until = now_ms() + 150; now_ms() < until;)
       ; /* on a CPU all along, 7 timeouts long */
     printf("remote finished inside the AR: %s\n", done ? "yes" : "no");
+  } else if (!strcmp(how, "blocked")) {
+    double t0 = now_ms();
+    pthread_mutex_lock(&handshake);
+    while (!atomic_load(&done))
+      pthread_cond_wait(&finished, &handshake); /* the remote's write is held on this AR */
+    pthread_mutex_unlock(&handshake);
+    printf("remote finished inside the AR after %s\n", now_ms() - t0 < 1000 ? "less than 1 s" : "1 s or more");
   } else if (!strcmp(how, "starved")) {
     await_sleepers(1);
     starve_self();
@@ -170,6 +187,12 @@ int main(int argc, char **argv) {
 // BUSY: verdict: not prevented: the remote write waited the 20 ms timeout and went ahead
 // BUSY: timeouts 1
 // BUSY: waits_extended 1
+// BLOCKED: remote finished inside the AR after less than 1 s
+// BLOCKED: verdict: not prevented: the remote write went ahead after {{[0-9]+}} ms: this region's owner slept in one of the program's locks or condition waits (a likely deadlock)
+// BLOCKED: timeouts 1
+// BLOCKED: waits_cut 1
+// BLOCKED-PLAIN: verdict: not prevented: the remote write waited the 200 ms timeout and went ahead
+// BLOCKED-PLAIN: waits_cut 0
 // DETECT: remote finished inside the AR: yes
 // DETECT: vigil: atomicity violation (RWW) on x at t.c:10:5
 // DETECT: verdict: not prevented: detect mode records without holding
