@@ -1,8 +1,11 @@
 //===- AtomicWaits.cpp - loops that wait for another thread -------------===//
 //
-// A loop that exits on the value of an atomic or volatile load waits for
-// another thread to store it: a hand-made barrier, a join on a flag, a
-// ready bit (`while (__atomic_load_n(&arrived, ACQUIRE) < n)`).  After it,
+// A loop that does nothing but test an atomic or volatile load (and yield
+// or sleep) waits for another thread to store it: a hand-made barrier, a
+// join on a flag, a ready bit (`while (__atomic_load_n(&arrived, ACQUIRE)
+// < n)`).  A loop that works and tests a stop flag each time round is not
+// one (mysql-3596's connection loop: cutting its pairs there changed which
+// regions find mode paused).  After it,
 // the other thread's writes are meant to be seen, as after
 // pthread_barrier_wait or pthread_join, so no pair of accesses spans it
 // (lockEffect -3).  Without this, a harness's spin barrier left a pair of
@@ -16,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "Atomic.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -43,14 +47,62 @@ const LoadInst *waitedLoad(const Value *V, int Depth = 0) {
   return nullptr;
 }
 
-/// Does this conditional branch stay in a cycle on one side and leave it
-/// on the other (a loop's exit test)?
-bool exitsLoop(const BranchInst &BI) {
+/// A call a waiting loop may make: yield, sleep, a pause hint.
+bool waitsOnly(const CallBase &CB) {
+  if (CB.isInlineAsm())
+    return true; // `pause`, a compiler barrier
+  const Function *F = CB.getCalledFunction();
+  if (!F)
+    return false;
+  StringRef N = F->getName();
+  return F->isIntrinsic() || N == "sched_yield" || N == "usleep" || N == "nanosleep" ||
+         N == "clock_nanosleep" || N == "pthread_yield" || N == "sleep";
+}
+
+/// Does I change memory or call something a wait would not?  (An ordered
+/// load or a fence counts as a write for LLVM; not here.)
+bool works(const Instruction &I) {
+  if (auto *CB = dyn_cast<CallBase>(&I))
+    return !waitsOnly(*CB);
+  if (isa<LoadInst>(I) || isa<FenceInst>(I))
+    return false;
+  return I.mayWriteToMemory();
+}
+
+/// Does this conditional branch test the exit of a loop that only waits:
+/// one side stays in a cycle back to the branch, the other leaves it, and
+/// the cycle's blocks (at most a few) store nothing and call nothing but
+/// yields and sleeps?  A loop that works and tests a stop flag
+/// (`for (; !atomic_load(&stop); ) serve();`) is not a wait.
+bool exitsWaitLoop(const BranchInst &BI) {
   const BasicBlock *BB = BI.getParent();
-  bool Stays = false, Leaves = false;
+  const BasicBlock *Stay = nullptr;
+  bool Leaves = false;
   for (const BasicBlock *S : successors(BB))
-    (isPotentiallyReachable(S, BB) ? Stays : Leaves) = true;
-  return Stays && Leaves;
+    if (isPotentiallyReachable(S, BB))
+      Stay = S;
+    else
+      Leaves = true;
+  if (!Stay || !Leaves)
+    return false;
+  SmallVector<const BasicBlock *, 8> Work{Stay};
+  SmallPtrSet<const BasicBlock *, 8> Seen{BB};
+  while (!Work.empty()) {
+    const BasicBlock *B = Work.pop_back_val();
+    if (!Seen.insert(B).second)
+      continue;
+    if (Seen.size() > 8 || !isPotentiallyReachable(B, BB))
+      return false; // a loop body of its own, or a way out
+    for (const Instruction &I : *B)
+      if (works(I))
+        return false;
+    for (const BasicBlock *S : successors(B))
+      Work.push_back(S);
+  }
+  for (const Instruction &I : *BB)
+    if (works(I))
+      return false;
+  return true;
 }
 } // namespace
 
@@ -63,7 +115,7 @@ void SharedMemory::findWaitLoops(Module &M) {
       if (!BI || !BI->isConditional())
         continue;
       const LoadInst *LI = waitedLoad(BI->getCondition());
-      if (LI && exitsLoop(*BI))
+      if (LI && exitsWaitLoop(*BI))
         WaitLoads.insert(LI);
     }
   }

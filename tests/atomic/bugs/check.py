@@ -138,6 +138,8 @@ def main():
     ap.add_argument("--prevent-scale", default="1", help="argv[1] of the prevent runs")
     ap.add_argument("--fixed-runs", type=int, default=3)
     ap.add_argument("--fixed-scale", default="1")
+    ap.add_argument("--fixed-find-env", action="append", default=[], metavar="K=V",
+                    help="environment of fixed.c's find runs (default: --find-env)")
     ap.add_argument("--fixed-allow", action="append", default=[], metavar="FUNC:VAR",
                     help="a known false positive of fixed.c (README.md, False positives): "
                          "reports of VAR in FUNC are listed but do not fail the check")
@@ -251,7 +253,7 @@ def main():
         for mode in ("prevent", "find"):
             env = {"VIGIL_ATOMIC_MODE": mode}
             if mode == "find":
-                for kv in args.find_env:
+                for kv in args.fixed_find_env or args.find_env:
                     k, _, v = kv.partition("=")
                     env[k] = v
             counts[mode] = 0
