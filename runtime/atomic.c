@@ -435,7 +435,8 @@ static __attribute__((noinline, cold)) void maybe_pause(struct vg_ar_thread *t, 
   uint64_t now = vg_atomic_now_ns(), pause = (uint64_t)vg_atomic_config.pause_ms * 1000000u;
   if (!t->pause_since_ns)
     t->pause_since_ns = now;
-  if (!first && (double)(t->paused_ns + pause) >
+  if (!first && vg_atomic_config.pause_share < 1 &&
+      (double)(t->paused_ns + pause) >
                     vg_atomic_config.pause_share * (double)(now - t->pause_since_ns + pause)) {
     vg_atomic_count(VG_AC_PAUSES_SKIPPED, 1); /* over its share (atomic_config.c) */
     return;
