@@ -241,9 +241,12 @@ struct vg_ar_thread {
   uint8_t exited;    /* the exit destructor ran: hooks are ignored */
   uint8_t busy;      /* the core is running on this thread */
   uint8_t listed;    /* on the live list (stats) */
+  /* the last remote_scan went ahead of an AR it found (atomic.c) */
+  uint8_t scan_ahead;
   uint32_t held_ar[VG_AR_PER_THREAD];
   struct vg_ar_slot *held_slot[VG_AR_PER_THREAD];
-  /* the begin of held entry i met another thread's AR on its address */
+  /* the begin of held entry i went ahead of another thread's AR on its
+   * address (a timeout, a forced begin), instead of waiting it out */
   uint8_t held_met[VG_AR_PER_THREAD];
   uint64_t rng;      /* find mode's pause draws (xorshift) */
   uint64_t pause_since_ns, paused_ns; /* find mode's pause budget (atomic.c) */
@@ -330,7 +333,7 @@ enum vg_atomic_counter {
   VG_AC_TIMEOUTS, VG_AC_VIOLATIONS, VG_AC_PREVENTED, VG_AC_REPEATED_REPORTS,
   VG_AC_SERIALIZABLE, VG_AC_PAUSES, VG_AC_SELF_LOOPS, VG_AC_COLLISIONS,
   VG_AC_FORCED, VG_AC_UNDONE, VG_AC_NOT_UNDONE, VG_AC_SETTLED, VG_AC_UNSETTLED, VG_AC_QUEUED,
-  VG_AC_EXTENDED, VG_AC_CUT, VG_AC_PAUSES_SKIPPED, VG_AC_N
+  VG_AC_EXTENDED, VG_AC_CUT, VG_AC_PAUSES_SKIPPED, VG_AC_ENDS_AHEAD, VG_AC_N
 };
 void vg_atomic_count(enum vg_atomic_counter c, uint64_t n);
 void vg_atomic_stats_thread_start(struct vg_ar_thread *t);

@@ -119,6 +119,7 @@ static const struct {
     {"waits_extended", VG_AC_EXTENDED},
     {"waits_cut", VG_AC_CUT},
     {"pauses_skipped", VG_AC_PAUSES_SKIPPED},
+    {"ends_ahead", VG_AC_ENDS_AHEAD},
 };
 
 static uint64_t field(const struct totals *s, int which) {
