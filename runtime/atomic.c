@@ -275,7 +275,7 @@ static __attribute__((noinline)) int remote_scan(struct vg_ar_thread *t, uintptr
 static inline int filter_any(uintptr_t p, uint32_t len) {
   uintptr_t first = p >> 3, last = (p + len - 1) >> 3;
   for (uintptr_t g = first; g <= last; g++)
-    if (__vigil_atomic_filter[g & (VIGIL_ATOMIC_FILTER_SIZE - 1)])
+    if (__vigil_atomic_filter[g & (VIGIL_ATOMIC_FILTER_SIZE - 1)] & VIGIL_ATOMIC_FILTER_COUNT)
       return 1;
   return 0;
 }

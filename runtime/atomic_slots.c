@@ -30,7 +30,7 @@
 
 #include "atomic_internal.h"
 
-volatile uint8_t __vigil_atomic_filter[VIGIL_ATOMIC_FILTER_SIZE];
+volatile uint32_t __vigil_atomic_filter[VIGIL_ATOMIC_FILTER_SIZE];
 struct vg_ar_slot vg_ar_slots[VG_AR_SLOTS];
 _Atomic uint32_t vg_ar_slot_hw;
 
@@ -49,22 +49,25 @@ uint64_t vg_atomic_now_ns(void) {
 
 /* ---- the filter ------------------------------------------------------------ */
 
-/* Adds delta to every bucket [addr, addr+len) touches and returns the
- * largest value a bucket had before.  A bucket counts the slots covering
- * it; with VG_AR_SLOTS (64) slots and each slot counting once per bucket a
- * byte never exceeds 64, so it cannot wrap (no saturation logic needed). */
+/* Adds one AR (delta > 0) to every bucket [addr, addr+len) touches, or
+ * ends one there (the count down, the end count up: atomic.h), and returns
+ * the largest count a bucket had before.  A bucket counts the slots
+ * covering it; with VG_AR_SLOTS (64) slots and each slot counting once per
+ * bucket the count never exceeds 64, so it cannot carry into the end count
+ * (no saturation logic needed). */
+static unsigned filter_bucket_add(uintptr_t granule, int delta) {
+  volatile uint32_t *b = &__vigil_atomic_filter[granule & (VIGIL_ATOMIC_FILTER_SIZE - 1)];
+  uint32_t add = delta > 0 ? 1u : VIGIL_ATOMIC_FILTER_END;
+  return __atomic_fetch_add(b, add, __ATOMIC_SEQ_CST) & VIGIL_ATOMIC_FILTER_COUNT;
+}
+
 static unsigned filter_add(uintptr_t addr, uint32_t len, int delta) {
   unsigned most = 0;
   uintptr_t first = addr >> 3, last = (addr + len - 1) >> 3;
-  if (first == last) { /* an aligned scalar: one bucket */
-    volatile uint8_t *b = &__vigil_atomic_filter[first & (VIGIL_ATOMIC_FILTER_SIZE - 1)];
-    return delta > 0 ? __atomic_fetch_add(b, 1, __ATOMIC_SEQ_CST)
-                     : __atomic_fetch_sub(b, 1, __ATOMIC_SEQ_CST);
-  }
+  if (first == last) /* an aligned scalar: one bucket */
+    return filter_bucket_add(first, delta);
   for (uintptr_t g = first; g <= last; g++) {
-    volatile uint8_t *b = &__vigil_atomic_filter[g & (VIGIL_ATOMIC_FILTER_SIZE - 1)];
-    unsigned old = delta > 0 ? __atomic_fetch_add(b, 1, __ATOMIC_SEQ_CST)
-                             : __atomic_fetch_sub(b, 1, __ATOMIC_SEQ_CST);
+    unsigned old = filter_bucket_add(g, delta);
     if (old > most)
       most = old;
   }

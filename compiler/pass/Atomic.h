@@ -160,8 +160,13 @@ llvm::Instruction *readAgain(llvm::Module &M, llvm::LoadInst *LI, unsigned SiteI
 llvm::LoadInst *endRead(llvm::Module &M, llvm::LoadInst *LI, unsigned EndId,
                         const llvm::DataLayout &DL);
 llvm::AtomicRMWInst *exchangeWrite(llvm::StoreInst *SI, const llvm::DataLayout &DL);
-/// The check after an exchanged write: __vigil_access_written if the filter
-/// byte Filter[Idx] is set.
+/// The filter's type, and its bucket Idx's AR count (the word's count byte,
+/// include/vigil/atomic.h) loaded with ordering O at B.
+llvm::ArrayType *filterType(llvm::LLVMContext &C);
+llvm::LoadInst *loadFilterCount(llvm::IRBuilderBase &B, llvm::Value *Filter, llvm::Value *Idx,
+                                llvm::AtomicOrdering O, const llvm::DataLayout &DL);
+/// The check after an exchanged write: __vigil_access_written if bucket
+/// Filter[Idx] counts an AR.
 void secondCheck(llvm::Module &M, llvm::AtomicRMWInst *X, llvm::Value *Filter,
                  llvm::Value *Idx, unsigned SiteId, const llvm::DataLayout &DL);
 

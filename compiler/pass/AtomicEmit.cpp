@@ -4,13 +4,15 @@
 // variables, ARs, ends, checked access sites), a constructor registering
 // them, begin before each AR's first access, end after each second access,
 // clear before each return, and — with the software detector — the inline
-// check before every other access that may touch an AR's variable:
+// check around every other access that may touch an AR's variable (a
+// write's, below; a read's, checkAccess):
 //
-//     if (__vigil_atomic_filter[(addr >> 3) & 4095]) __vigil_access(addr, site);
+//     if (__vigil_atomic_filter[(addr >> 3) & 4095] & 0xff) __vigil_access(addr, site);
 //
-// The filter byte is read with a relaxed atomic load: a plain load could be
-// hoisted out of a loop without calls by LICM, and an AR begun by another
-// thread during the loop would go unseen.  On x86 it is the same `mov`.
+// The filter is read with relaxed (or acquire) atomic loads: a plain load
+// could be hoisted out of a loop without calls by LICM, and an AR begun by
+// another thread during the loop would go unseen.  On x86 it is the same
+// `mov`.
 //
 //===----------------------------------------------------------------------===//
 #include "Atomic.h"
@@ -259,7 +261,7 @@ void AtomicRegions::insertChecks() {
   Types T(M.getContext());
   FunctionCallee Access = M.getOrInsertFunction(
       "__vigil_access", FunctionType::get(T.Void, {T.Ptr, T.I32}, false));
-  auto *FilterTy = ArrayType::get(T.I8, VIGIL_ATOMIC_FILTER_SIZE);
+  ArrayType *FilterTy = filterType(M.getContext());
   GlobalVariable *Filter = M.getGlobalVariable("__vigil_atomic_filter");
   if (!Filter)
     Filter = new GlobalVariable(M, FilterTy, false, GlobalValue::ExternalLinkage,
@@ -306,39 +308,54 @@ void AtomicRegions::insertChecks() {
 /// The inline check of one access.  A write is checked before it: the
 /// runtime holds it while an AR it would break is open; a write the runtime
 /// can exchange is also checked after it (AtomicExchange.cpp), which closes
-/// the window between the first check and the store.  A read is checked
-/// after it and read again if an AR was open: a check before the read
-/// leaves a window between the filter's load and the read in which another
-/// thread can begin an AR and write (measured on mysql-791: a row lost in
-/// 15-30% of the runs), while a read that finds the filter set afterwards
-/// may have read inside the AR, and re-reading once the runtime has waited
-/// for the AR's end is always safe.  The read again is the runtime's own
-/// (`__vigil_access_read`) when it can make it in one instruction: it
-/// looks at the ARs once more after it, since an AR can begin between its
-/// wait and a read made here (measured on mysql-791 again: the bucket was
-/// set by the region that ends where the breaking one begins, the wait
-/// found nothing to wait for, and the read made here saw LOG_CLOSED).  The
-/// acquire fence keeps the compiler from moving the read after the
-/// filter's load (x86 does not reorder loads; the fence emits no
+/// the window between the first check and the store.  A read is read again
+/// if an AR was open at it: a check before the read leaves a window between
+/// the filter's load and the read in which another thread can begin an AR
+/// and write (measured on mysql-791: a row lost in 15-30% of the runs).  A
+/// check after it alone misses an AR that began and ended while the reader
+/// was preempted between its read and the check (mysql-791 again: about 1
+/// run in 300 under load lost a row with nothing reported).  So the bucket's
+/// word, which counts the ends too (include/vigil/atomic.h), is loaded
+/// before and after the read: an open count or a changed word sends the read
+/// to the runtime.  The read again is the runtime's own
+/// (`__vigil_access_read`) when it can make it in one instruction: it looks
+/// at the ARs once more after it, since an AR can begin between its wait
+/// and a read made here (measured on mysql-791: the bucket was set by the
+/// region that ends where the breaking one begins, the wait found nothing
+/// to wait for, and the read made here saw LOG_CLOSED).  The acquire load
+/// and fence keep the compiler from moving the read out from between the
+/// two loads of the word (x86 does not reorder loads; neither emits an
 /// instruction there).
 void AtomicRegions::checkAccess(Instruction *I, Value *P, unsigned SiteId, bool Write,
                                 FunctionCallee Access, GlobalVariable *Filter) {
   Types T(M.getContext());
-  auto *FilterTy = ArrayType::get(T.I8, VIGIL_ATOMIC_FILTER_SIZE);
+  const DataLayout &DL = M.getDataLayout();
   Instruction *At = Write ? I : I->getNextNode();
-  IRBuilder<> B(At);
+  IRBuilder<> B(I);
   B.SetCurrentDebugLocation(I->getDebugLoc());
-  if (!Write)
-    B.CreateFence(AtomicOrdering::Acquire);
   Value *Idx = B.CreateAnd(B.CreateLShr(B.CreatePtrToInt(P, T.I64), 3),
                            VIGIL_ATOMIC_FILTER_SIZE - 1);
-  LoadInst *Byte = B.CreateLoad(T.I8, B.CreateInBoundsGEP(FilterTy, Filter,
-                                                          {B.getInt64(0), Idx}));
-  Byte->setAtomic(AtomicOrdering::Monotonic);
-  Byte->setAlignment(Align(1));
+  Value *Busy;
+  if (Write) {
+    Busy = B.CreateICmpNE(loadFilterCount(B, Filter, Idx, AtomicOrdering::Monotonic, DL),
+                          B.getInt8(0));
+  } else {
+    Value *Word = B.CreateInBoundsGEP(filterType(M.getContext()), Filter, {B.getInt64(0), Idx});
+    LoadInst *Before = B.CreateLoad(T.I32, Word);
+    Before->setAtomic(AtomicOrdering::Acquire);
+    Before->setAlignment(Align(4));
+    B.SetInsertPoint(At);
+    B.SetCurrentDebugLocation(I->getDebugLoc());
+    B.CreateFence(AtomicOrdering::Acquire);
+    LoadInst *After = B.CreateLoad(T.I32, Word);
+    After->setAtomic(AtomicOrdering::Monotonic);
+    After->setAlignment(Align(4));
+    Value *Moved = B.CreateOr(B.CreateXor(Before, After),
+                              B.CreateAnd(Before, VIGIL_ATOMIC_FILTER_COUNT));
+    Busy = B.CreateICmpNE(Moved, B.getInt32(0));
+  }
   Instruction *Then = SplitBlockAndInsertIfThen(
-      B.CreateICmpNE(Byte, B.getInt8(0)), At, false,
-      MDBuilder(M.getContext()).createUnlikelyBranchWeights());
+      Busy, At, false, MDBuilder(M.getContext()).createUnlikelyBranchWeights());
   IRBuilder<> S(Then);
   S.SetCurrentDebugLocation(I->getDebugLoc());
   Instruction *Again = Write ? nullptr

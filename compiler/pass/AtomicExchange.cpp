@@ -115,6 +115,21 @@ Instruction *readAgain(Module &M, LoadInst *LI, unsigned SiteId, const DataLayou
   return cast<Instruction>(fromI64(B, V, LI->getType(), DL)); // V is a call: no folding
 }
 
+ArrayType *filterType(LLVMContext &C) {
+  return ArrayType::get(Type::getInt32Ty(C), VIGIL_ATOMIC_FILTER_SIZE);
+}
+
+LoadInst *loadFilterCount(IRBuilderBase &B, Value *Filter, Value *Idx, AtomicOrdering O,
+                          const DataLayout &DL) {
+  Value *Word = B.CreateInBoundsGEP(filterType(B.getContext()), Filter, {B.getInt64(0), Idx});
+  // the count is the word's low byte: its first byte in memory on a little-endian target
+  Value *Byte = DL.isLittleEndian() ? Word : B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Word, 3);
+  LoadInst *Count = B.CreateLoad(B.getInt8Ty(), Byte);
+  Count->setAtomic(O);
+  Count->setAlignment(Align(1));
+  return Count;
+}
+
 void secondCheck(Module &M, AtomicRMWInst *X, Value *Filter, Value *Idx, unsigned SiteId,
                  const DataLayout &DL) {
   IRBuilder<> B(X->getNextNode());
@@ -123,12 +138,8 @@ void secondCheck(Module &M, AtomicRMWInst *X, Value *Filter, Value *Idx, unsigne
       "__vigil_access_written",
       FunctionType::get(B.getVoidTy(),
                         {B.getPtrTy(), B.getInt32Ty(), B.getInt64Ty(), B.getInt64Ty()}, false));
-  auto *FilterTy = ArrayType::get(B.getInt8Ty(), VIGIL_ATOMIC_FILTER_SIZE);
-  LoadInst *Byte =
-      B.CreateLoad(B.getInt8Ty(), B.CreateInBoundsGEP(FilterTy, Filter, {B.getInt64(0), Idx}));
   // seq_cst: after the exchange on every architecture (x86: a plain mov)
-  Byte->setAtomic(AtomicOrdering::SequentiallyConsistent);
-  Byte->setAlignment(Align(1));
+  LoadInst *Byte = loadFilterCount(B, Filter, Idx, AtomicOrdering::SequentiallyConsistent, DL);
   Instruction *Then = SplitBlockAndInsertIfThen(
       B.CreateICmpNE(Byte, B.getInt8(0)), &*B.GetInsertPoint(), false,
       MDBuilder(M.getContext()).createUnlikelyBranchWeights());

@@ -67,23 +67,31 @@
  * when the first access came before the write, undoes it (compare-and-swap
  * back to old), waits for the AR's end and writes again (Kivati §3.3's
  * undo, in software).  Writes of other sizes or alignment keep only the
- * first check (a window of two instructions, docs/atomic.md).  After a
- * read, which is read again if an AR was open (a check before a read
- * would leave a window between the filter's load and the read):
+ * first check (a window of two instructions, docs/atomic.md).  A read is
+ * read again when an AR was open at it, or may have been: its bucket is
+ * loaded before and after it (acquire, then after an acquire fence),
  *
+ *     w = __vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)];
  *     v = *addr;
- *     if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)])
+ *     if ((w & VIGIL_ATOMIC_FILTER_COUNT) ||
+ *         w != __vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)])
  *       v = __vigil_access_read(addr, site, size);
  *
- * The runtime waits for the ARs the read would break, reads, and looks
- * again (an AR that began between its wait and its read), returning the
- * value zero-extended.  Reads of other sizes or alignment call
- * __vigil_access(addr, site) and read again in the program (the window
- * between that wait and that read stays, docs/atomic.md).
+ * A bucket's word counts the ARs open on it (the low byte) and the ends
+ * there (the bits above), so the second load also sees an AR that began
+ * *and ended* between the first load and the read, which a count alone
+ * would not (docs/atomic.md: mysql-791).  The runtime waits for the ARs
+ * the read would break, reads, and looks again (an AR that began between
+ * its wait and its read), returning the value zero-extended.  Reads of
+ * other sizes or alignment call __vigil_access(addr, site) and read again
+ * in the program (the window between that wait and that read stays,
+ * docs/atomic.md).  A write's checks load the count byte alone (the
+ * word's lowest-addressed byte on a little-endian target, the highest on
+ * a big-endian one).
  *
- * The runtime keeps a bucket non-zero while some thread holds an AR on an
- * address of that bucket, so a program outside every AR pays one load and
- * a branch per checked access.
+ * The runtime keeps a bucket's count non-zero while some thread holds an
+ * AR on an address of that bucket, so a program outside every AR pays one
+ * load and a branch per checked write, two loads and a compare per read.
  *
  * A build without access checks relies on hardware watchpoints
  * (perf_event_open(PERF_TYPE_BREAKPOINT), synchronous SIGTRAP) for remote
@@ -101,7 +109,7 @@
 extern "C" {
 #endif
 
-#define VIGIL_ATOMIC_ABI 4
+#define VIGIL_ATOMIC_ABI 5
 
 /* Access kinds, also used as masks. */
 #define VIGIL_AR_READ 1u
@@ -110,7 +118,13 @@ extern "C" {
 /* Program flags. */
 #define VIGIL_ATOMIC_CHECKS 1u /* access checks compiled in */
 
-/* The inline filter: one byte per 8-byte granule class. */
+/* The inline filter: one word per 8-byte granule class.  A begin adds 1
+ * to each bucket its AR covers, an end adds VIGIL_ATOMIC_FILTER_END: the
+ * count (at most VG_AR_SLOTS, 64) goes down by one and the end count above
+ * it up by one (wrapping after 2^24 ends, harmlessly: a reader preempted
+ * across exactly that many would miss one change). */
+#define VIGIL_ATOMIC_FILTER_COUNT 0xffu
+#define VIGIL_ATOMIC_FILTER_END 0xffu
 #define VIGIL_ATOMIC_FILTER_BITS 12
 #define VIGIL_ATOMIC_FILTER_SIZE (1u << VIGIL_ATOMIC_FILTER_BITS)
 #define VIGIL_ATOMIC_BUCKET(addr) \
@@ -188,7 +202,7 @@ _Static_assert(sizeof(struct vigil_atomic_program) == 56 &&
                    offsetof(struct vigil_atomic_program, vars) == 24,
                "vigil_atomic_program layout");
 
-extern volatile uint8_t __vigil_atomic_filter[VIGIL_ATOMIC_FILTER_SIZE];
+extern volatile uint32_t __vigil_atomic_filter[VIGIL_ATOMIC_FILTER_SIZE];
 
 void __vigil_atomic_register(const struct vigil_atomic_program *p);
 void __vigil_ar_begin(uint32_t ar, void *addr, uint64_t value);

@@ -66,24 +66,33 @@ int local(int n) {
 // CHECK-NEXT: inttoptr i64 %[[B]] to ptr
 // CHECK-NOT: @__vigil_ar_end(
 
+// A read is bracketed by two loads of its bucket's word: an open count or a changed
+// word (an AR that began and ended in between) sends it to the runtime.
 // CHECK-LABEL: define {{.*}}i64 @peek()
-// CHECK: %[[X:.*]] = load i64, ptr @counter
-// CHECK-NEXT: fence acquire
-// CHECK-NEXT: lshr i64 ptrtoint (ptr @counter to i64), 3
+// CHECK: lshr i64 ptrtoint (ptr @counter to i64), 3
 // CHECK-NEXT: and i64 %{{.*}}, 4095
-// CHECK-NEXT: getelementptr inbounds [4096 x i8], ptr @__vigil_atomic_filter, i64 0
-// CHECK-NEXT: load atomic i8, ptr %{{.*}} monotonic, align 1
-// CHECK: br i1 {{.*}}, !prof
+// CHECK-NEXT: %[[W:.*]] = getelementptr inbounds [4096 x i32], ptr @__vigil_atomic_filter, i64 0
+// CHECK-NEXT: %[[W1:.*]] = load atomic i32, ptr %[[W]] acquire, align 4
+// CHECK-NEXT: %[[X:.*]] = load i64, ptr @counter
+// CHECK-NEXT: fence acquire
+// CHECK-NEXT: %[[W2:.*]] = load atomic i32, ptr %[[W]] monotonic, align 4
+// CHECK-NEXT: %[[D:.*]] = xor i32 %[[W1]], %[[W2]]
+// CHECK-NEXT: %[[C:.*]] = and i32 %[[W1]], 255
+// CHECK-NEXT: %[[M:.*]] = or i32 %[[D]], %[[C]]
+// CHECK-NEXT: %[[B:.*]] = icmp ne i32 %[[M]], 0
+// CHECK-NEXT: br i1 %[[B]], {{.*}}, !prof
 // CHECK-NOT: call void @__vigil_access(
 // CHECK: %[[Y:.*]] = call i64 @__vigil_access_read(ptr @counter, i32 {{[0-9]+}}, i32 8)
 // CHECK: phi i64 [ %[[X]], %{{.*}} ], [ %[[Y]], %{{.*}} ]
 
+// A write loads the word's count byte alone (x86: little-endian, the first byte).
 // CHECK-LABEL: define {{.*}}void @poke(
-// CHECK: load atomic i8, ptr %{{.*}} monotonic, align 1
+// CHECK: %[[PW:.*]] = getelementptr inbounds [4096 x i32], ptr @__vigil_atomic_filter
+// CHECK-NEXT: load atomic i8, ptr %[[PW]] monotonic, align 1
 // CHECK: call void @__vigil_access(ptr @counter, i32 [[SITE:[0-9]+]])
 // CHECK: %[[OLD:.*]] = atomicrmw xchg ptr @counter, i64 %[[NEW:.*]] seq_cst, align 8
-// CHECK-NEXT: getelementptr inbounds [4096 x i8], ptr @__vigil_atomic_filter
-// CHECK-NEXT: load atomic i8, ptr %{{.*}} seq_cst, align 1
+// CHECK-NEXT: %[[PW2:.*]] = getelementptr inbounds [4096 x i32], ptr @__vigil_atomic_filter
+// CHECK-NEXT: load atomic i8, ptr %[[PW2]] seq_cst, align 1
 // CHECK: br i1 {{.*}}, !prof
 // CHECK: call void @__vigil_access_written(ptr @counter, i32 [[SITE]], i64 %[[OLD]], i64 %[[NEW]])
 // CHECK-NOT: store i64
@@ -107,7 +116,7 @@ int local(int n) {
 // CTOR: @llvm.global_ctors = {{.*}} i32 101, ptr @__vigil_atomic_ctor
 
 // WATCH-NOT: __vigil_access
-// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 4, i32 0,
+// WATCH: @vigil.atomic.program = private constant { i32, i32, i32, i32, i32, i32, ptr, ptr, ptr, ptr } { i32 5, i32 0,
 // WATCH: call i64 @__vigil_ar_begin_read
 // WATCH-NOT: atomicrmw
 

@@ -40,4 +40,4 @@ int main(int argc, char **argv) {
 // BEGIN: vigil: atomic regions (prevent mode, begins only)
 // TRAIN: vigil: VIGIL_ATOMIC_MODE=train writes its findings to VIGIL_ATOMIC_WHITELIST=FILE, which is not set; detecting only
 // TRAIN: vigil: atomic regions (detect mode, access checks)
-// ABI: vigil: ignoring the program's atomic regions: built for atomic ABI 5, this libvigil has ABI 4 (rebuild with the vigil-cc of this libvigil)
+// ABI: vigil: ignoring the program's atomic regions: built for atomic ABI 6, this libvigil has ABI 5 (rebuild with the vigil-cc of this libvigil)

@@ -20,7 +20,7 @@ static void *writer(void *arg) {
     while (!__atomic_load_n(&region_open, __ATOMIC_ACQUIRE))
       ;
   uint64_t old = (uint32_t)__atomic_exchange_n(&x, 2, __ATOMIC_SEQ_CST);
-  if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(&x)])
+  if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(&x)] & VIGIL_ATOMIC_FILTER_COUNT)
     __vigil_access_written(&x, SITE_WRITE, old, 2);
   __atomic_store_n(&written, 1, __ATOMIC_RELEASE);
   return NULL;

@@ -66,7 +66,7 @@ __attribute__((constructor)) static void register_program(void) {
 
 /* The remote access of a check: as instrumented code does it. */
 static inline void checked_access(void *addr, uint32_t site) {
-  if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)])
+  if (__vigil_atomic_filter[VIGIL_ATOMIC_BUCKET(addr)] & VIGIL_ATOMIC_FILTER_COUNT)
     __vigil_access(addr, site);
 }
 
@@ -132,6 +132,6 @@ static inline unsigned busy_slots(void) {
 static inline unsigned busy_buckets(void) {
   unsigned n = 0;
   for (unsigned i = 0; i < VIGIL_ATOMIC_FILTER_SIZE; i++)
-    n += __vigil_atomic_filter[i] != 0;
+    n += (__vigil_atomic_filter[i] & VIGIL_ATOMIC_FILTER_COUNT) != 0;
   return n;
 }
