@@ -30,6 +30,7 @@
 #include "MonitorBindings.h"
 #include "Trace.h"
 #include "Pass.h"
+#include "Static.h"
 
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/PassManager.h"
@@ -99,6 +100,8 @@ bool Instrumenter::prepare() {
   if (Prepared) {
     M.getOrInsertNamedMetadata("vigil.instrumented");
     collect();
+    if (staticModeFromEnv() == STATIC_REPORT)
+      reportStatic(As, checkStatically(M, As, Sites));
   }
   return Prepared;
 }

@@ -58,6 +58,8 @@ pub fn run(user: &[OsString]) -> Result<()> {
     trace.export();
     let (atomic, user) = crate::atomic_flag::take_atomic_flags(&user)?;
     atomic.export();
+    let (static_mode, user) = crate::static_flag::take_static_flag(&user)?;
+    crate::static_flag::export(&static_mode);
     let (bindings, user) = monitor_c::take_monitor_flags(&user)?;
     if !bindings.is_empty() {
         return run_with_monitors(&bindings, &user);

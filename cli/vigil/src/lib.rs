@@ -28,6 +28,7 @@ pub mod render_cmd;
 pub mod report_cmd;
 pub mod sarif;
 pub mod shell;
+pub mod static_flag;
 pub mod tempdir;
 pub mod trace_flag;
 

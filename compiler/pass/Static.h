@@ -1,0 +1,50 @@
+//===- Static.h - link-time verdicts on per-thread assertions -------------===//
+//
+// The static checker (docs/static.md): before anything is instrumented, each
+// inline assertion of the merged module gets a verdict, *proven* (no path of
+// the program can make any of its checks fail) or *unknown* (with the reason:
+// a feature the checker does not model, or a path on which a check may fail).
+// It never says proven wrongly: everything it cannot see (indirect calls,
+// code outside the module, other threads) is over-approximated, and what it
+// cannot over-approximate (longjmp, signal handlers, global assertions,
+// checks keyed by captured values) makes the verdict unknown.
+//
+//===----------------------------------------------------------------------===//
+#ifndef VIGIL_PASS_STATIC_H
+#define VIGIL_PASS_STATIC_H
+
+#include "../model/Assertion.h"
+
+#include "llvm/IR/Module.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vigil {
+namespace pass {
+
+enum StaticMode { STATIC_OFF, STATIC_REPORT };
+
+/// VIGIL_STATIC (set by `vigil cc --vigil-static=...`): off (the default)
+/// or report; anything else is a fatal error naming the variable.
+StaticMode staticModeFromEnv();
+
+struct StaticVerdict {
+  bool Proven = false;
+  std::string Reason; // why proven, or why not
+};
+
+/// The verdict of every assertion As[i] (inline ones; others are unknown),
+/// given the module's site calls (call, assertion index or -1).
+std::vector<StaticVerdict>
+checkStatically(llvm::Module &M, const std::vector<Assertion> &As,
+                const std::vector<std::pair<llvm::CallInst *, int>> &Sites);
+
+/// Prints one line per assertion and a summary on stderr.
+void reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V);
+
+} // namespace pass
+} // namespace vigil
+
+#endif
