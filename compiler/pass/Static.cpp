@@ -61,7 +61,9 @@ StaticMode staticModeFromEnv() {
     return STATIC_OFF;
   if (std::strcmp(E, "report") == 0)
     return STATIC_REPORT;
-  errs() << "vigil: error: VIGIL_STATIC=" << E << ": expected off or report\n";
+  if (std::strcmp(E, "prune") == 0)
+    return STATIC_PRUNE;
+  errs() << "vigil: error: VIGIL_STATIC=" << E << ": expected off, report or prune\n";
   report_fatal_error("vigil: bad VIGIL_STATIC", /*gen_crash_diag=*/false);
 }
 
@@ -425,18 +427,37 @@ checkStatically(Module &M, const std::vector<Assertion> &As,
   return V;
 }
 
-void reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V) {
+void reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V,
+                  StaticMode Mode) {
   unsigned Proven = 0, Counted = 0;
   for (unsigned I = 0; I < As.size(); ++I) {
     if (As[I].Kind == AK_DEFINITION)
       continue;
     ++Counted;
     Proven += V[I].Proven;
+    if (Mode == STATIC_PRUNE && V[I].Proven)
+      continue;
     errs() << "vigil: static: " << As[I].Location << ": " << (V[I].Proven ? "proven" : "unknown")
            << ": " << V[I].Reason << "\n";
   }
   errs() << "vigil: static: " << Counted << " assertion" << (Counted == 1 ? "" : "s") << ": "
-         << Proven << " proven, " << Counted - Proven << " unknown (kept at run time)\n";
+         << Proven << " proven" << (Mode == STATIC_PRUNE ? " and removed" : "") << ", "
+         << Counted - Proven << " unknown (kept at run time)\n";
+}
+
+void pruneProven(std::vector<Assertion> &As, std::vector<std::pair<CallInst *, int>> &Sites,
+                 const std::vector<StaticVerdict> &V) {
+  std::vector<int> NewId(As.size(), -1);
+  std::vector<Assertion> Kept;
+  for (unsigned I = 0; I < As.size(); ++I)
+    if (!V[I].Proven) {
+      NewId[I] = (int)Kept.size();
+      Kept.push_back(std::move(As[I]));
+    }
+  As = std::move(Kept);
+  for (auto &[CI, Id] : Sites)
+    if (Id >= 0)
+      Id = NewId[Id];
 }
 
 } // namespace pass

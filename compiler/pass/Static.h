@@ -24,10 +24,10 @@
 namespace vigil {
 namespace pass {
 
-enum StaticMode { STATIC_OFF, STATIC_REPORT };
+enum StaticMode { STATIC_OFF, STATIC_REPORT, STATIC_PRUNE };
 
-/// VIGIL_STATIC (set by `vigil cc --vigil-static=...`): off (the default)
-/// or report; anything else is a fatal error naming the variable.
+/// VIGIL_STATIC (set by `vigil cc --vigil-static=...`): off (the default),
+/// report or prune; anything else is a fatal error naming the variable.
 StaticMode staticModeFromEnv();
 
 struct StaticVerdict {
@@ -41,8 +41,17 @@ std::vector<StaticVerdict>
 checkStatically(llvm::Module &M, const std::vector<Assertion> &As,
                 const std::vector<std::pair<llvm::CallInst *, int>> &Sites);
 
-/// Prints one line per assertion and a summary on stderr.
-void reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V);
+/// Prints a summary on stderr, and a line per assertion: every one in
+/// report mode, the kept ones (with the reason) in prune mode.
+void reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V,
+                  StaticMode Mode);
+
+/// Prune mode: removes the proven assertions from As and marks their site
+/// calls erase-only (-1), renumbering the others, before anything is
+/// planned: a proven assertion then leaves no site hook, observer, point,
+/// bound group or table behind.
+void pruneProven(std::vector<Assertion> &As, std::vector<std::pair<llvm::CallInst *, int>> &Sites,
+                 const std::vector<StaticVerdict> &V);
 
 } // namespace pass
 } // namespace vigil

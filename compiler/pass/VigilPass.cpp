@@ -100,8 +100,12 @@ bool Instrumenter::prepare() {
   if (Prepared) {
     M.getOrInsertNamedMetadata("vigil.instrumented");
     collect();
-    if (staticModeFromEnv() == STATIC_REPORT)
-      reportStatic(As, checkStatically(M, As, Sites));
+    if (StaticMode Mode = staticModeFromEnv(); Mode != STATIC_OFF) {
+      std::vector<StaticVerdict> V = checkStatically(M, As, Sites);
+      reportStatic(As, V, Mode);
+      if (Mode == STATIC_PRUNE)
+        pruneProven(As, Sites, V);
+    }
   }
   return Prepared;
 }

@@ -38,6 +38,11 @@ config.substitutions.append(
 
 if os.path.exists("/usr/bin/gcc"):
     config.available_features.add("gcc")
+# debug/ and static/ check gdb and valgrind; without them those tests are skipped
+import shutil
+for tool in ("valgrind", "gdb"):
+    if shutil.which(tool):
+        config.available_features.add(tool)
 
 # bpf-record: `vigil record` can really run here: vigil-bpf-record was built,
 # this process is root, the kernel has BTF, and a tiny recording (a

@@ -56,7 +56,8 @@ pub enum Cmd {
     /// `--vigil-trace-events` traces every function an assertion or a
     /// monitor binding names (verdicts are streamed with or without it).
     /// `--vigil-static=report` prints each assertion's link-time verdict
-    /// (proven, or unknown with the reason; docs/static.md).
+    /// (proven, or unknown with the reason; docs/static.md); `prune` also
+    /// removes the instrumentation of the proven ones.
     /// `vigil cc --help` and `vigil cc --version` are clang's.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Cc {

@@ -4,7 +4,7 @@
 // RUN: %vigil-cc --vigil-static=report -O1 -g -DJUMPS %s -o %t.jumps 2>&1 | FileCheck %s --check-prefix=JUMPS
 // RUN: %vigil-cc --vigil-static=report -O1 -g -DSIGNALS %s -o %t.signals 2>&1 | FileCheck %s --check-prefix=SIGNALS
 // RUN: %vigil-cc --vigil-static=off -O1 -g %s -o %t.off 2>&1 | FileCheck %s --check-prefix=OFF --allow-empty
-// RUN: not %vigil-cc --vigil-static=prune -O1 %s -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not %vigil-cc --vigil-static=all -O1 %s -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: env VIGIL_STATIC=sometimes not %vigil-cc -O1 %s -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADENV
 #include <setjmp.h>
 #include <signal.h>
@@ -53,5 +53,5 @@ int main(int argc, char **argv) {
 // JUMPS: reasons.c:23:30: unknown: the program uses setjmp/longjmp (a jump skips returns and bound ends)
 // SIGNALS: reasons.c:23:30: unknown: the program installs signal handlers (they run between any two instructions)
 // OFF-NOT: vigil: static
-// BAD: vigil: error: --vigil-static=prune: expected --vigil-static=off or --vigil-static=report
-// BADENV: vigil: error: VIGIL_STATIC=sometimes: expected off or report
+// BAD: vigil: error: --vigil-static=all: expected --vigil-static=off, report or prune
+// BADENV: vigil: error: VIGIL_STATIC=sometimes: expected off, report or prune

@@ -6,6 +6,10 @@
 // RUN: %vigil-cc --vigil-static=report -O1 -g %s -o %t 2>&1 | FileCheck %s
 // RUN: %t 1 2>&1 | FileCheck %s --check-prefix=RUN-OK
 // RUN: env VIGIL_ON_FAILURE=log %t 7 2>&1 | FileCheck %s --check-prefix=RUN-BAD
+// Prune mode removes the three proven ones and keeps the others, still checked at run time.
+// RUN: %vigil-cc --vigil-static=prune -O1 -g %s -o %t.pruned 2>&1 | FileCheck %s --check-prefix=PRUNE
+// RUN: env VIGIL_ON_FAILURE=log VIGIL_STATS=1 %t.pruned 7 2>&1 | FileCheck %s --check-prefix=RUN-BAD
+// RUN: env VIGIL_ON_FAILURE=log VIGIL_STATS=1 %t.pruned 7 2>&1 | FileCheck %s --check-prefix=PRUNED-STATS
 #include <stdio.h>
 #include <stdlib.h>
 #include <tesla.h>
@@ -47,13 +51,21 @@ int main(int argc, char **argv) {
   printf("done\n");
   return 0;
 }
-// CHECK-DAG: vigil: static: {{.*}}verdicts.c:21:32: proven: every path from the bound's start follows the automaton
-// CHECK-DAG: vigil: static: {{.*}}verdicts.c:22:34: unknown: a check may fail at {{.*}}verdicts.c:22:34: the site may be reached without the events the assertion needs before it
-// CHECK-DAG: vigil: static: {{.*}}verdicts.c:23:29: proven
-// CHECK-DAG: vigil: static: {{.*}}verdicts.c:24:30: proven
-// CHECK-DAG: vigil: static: {{.*}}verdicts.c:25:33: unknown: a check may fail
+// CHECK-DAG: vigil: static: {{.*}}verdicts.c:25:32: proven: every path from the bound's start follows the automaton
+// CHECK-DAG: vigil: static: {{.*}}verdicts.c:26:34: unknown: a check may fail at {{.*}}verdicts.c:26:34: the site may be reached without the events the assertion needs before it
+// CHECK-DAG: vigil: static: {{.*}}verdicts.c:27:29: proven
+// CHECK-DAG: vigil: static: {{.*}}verdicts.c:28:30: proven
+// CHECK-DAG: vigil: static: {{.*}}verdicts.c:29:33: unknown: a check may fail
 // CHECK: vigil: static: 5 assertions: 3 proven, 2 unknown (kept at run time)
 // RUN-OK: done
-// RUN-BAD: vigil: assertion failed at {{.*}}verdicts.c:22:34
+// RUN-BAD: vigil: assertion failed at {{.*}}verdicts.c:26:34
 // RUN-BAD-NOT: assertion failed
 // RUN-BAD: done
+// PRUNE-NOT: proven
+// PRUNE-DAG: vigil: static: {{.*}}verdicts.c:26:34: unknown: a check may fail
+// PRUNE-DAG: vigil: static: {{.*}}verdicts.c:29:33: unknown: a check may fail
+// PRUNE: vigil: static: 5 assertions: 3 proven and removed, 2 unknown (kept at run time)
+// PRUNED-STATS-NOT: verdicts.c:25:
+// PRUNED-STATS-NOT: verdicts.c:27:
+// PRUNED-STATS-NOT: verdicts.c:28:
+// PRUNED-STATS: vigil: statistics (2 assertions)
