@@ -163,6 +163,7 @@ llvm::AtomicRMWInst *exchangeWrite(llvm::StoreInst *SI, const llvm::DataLayout &
 /// The filter's type, and its bucket Idx's AR count (the word's count byte,
 /// include/vigil/atomic.h) loaded with ordering O at B.
 llvm::ArrayType *filterType(llvm::LLVMContext &C);
+llvm::Value *filterWord(llvm::IRBuilderBase &B, llvm::Value *Filter, llvm::Value *Idx);
 llvm::LoadInst *loadFilterCount(llvm::IRBuilderBase &B, llvm::Value *Filter, llvm::Value *Idx,
                                 llvm::AtomicOrdering O, const llvm::DataLayout &DL);
 /// The check after an exchanged write: __vigil_access_written if bucket

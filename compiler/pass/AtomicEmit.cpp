@@ -340,7 +340,7 @@ void AtomicRegions::checkAccess(Instruction *I, Value *P, unsigned SiteId, bool 
     Busy = B.CreateICmpNE(loadFilterCount(B, Filter, Idx, AtomicOrdering::Monotonic, DL),
                           B.getInt8(0));
   } else {
-    Value *Word = B.CreateInBoundsGEP(filterType(M.getContext()), Filter, {B.getInt64(0), Idx});
+    Value *Word = filterWord(B, Filter, Idx);
     LoadInst *Before = B.CreateLoad(T.I32, Word);
     Before->setAtomic(AtomicOrdering::Acquire);
     Before->setAlignment(Align(4));

@@ -119,9 +119,13 @@ ArrayType *filterType(LLVMContext &C) {
   return ArrayType::get(Type::getInt32Ty(C), VIGIL_ATOMIC_FILTER_SIZE);
 }
 
+Value *filterWord(IRBuilderBase &B, Value *Filter, Value *Idx) {
+  return B.CreateInBoundsGEP(filterType(B.getContext()), Filter, {B.getInt64(0), Idx});
+}
+
 LoadInst *loadFilterCount(IRBuilderBase &B, Value *Filter, Value *Idx, AtomicOrdering O,
                           const DataLayout &DL) {
-  Value *Word = B.CreateInBoundsGEP(filterType(B.getContext()), Filter, {B.getInt64(0), Idx});
+  Value *Word = filterWord(B, Filter, Idx);
   // the count is the word's low byte: its first byte in memory on a little-endian target
   Value *Byte = DL.isLittleEndian() ? Word : B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Word, 3);
   LoadInst *Count = B.CreateLoad(B.getInt8Ty(), Byte);

@@ -156,12 +156,12 @@ private:
   BitVector summaryOf(const Function *G, const BitVector &S);
   using CallSink = std::function<void(const Function *, const BitVector &)>;
   BitVector flow(Function &F, unsigned In, bool Record, const CallSink &Calls);
-  BitVector callee(const CallBase &CB, BitVector S, bool Record, const CallSink &Calls);
+  BitVector callee(const CallBase &CB, BitVector S, const CallSink &Calls);
   void fail(const Instruction *At, const Twine &Why) {
     if (Failure.empty())
       Failure = (where(At) + ": " + Why).str();
   }
-  bool Recording = false;
+  bool Recording = false; // flow() in the second phase: failures and calls are recorded
 };
 
 void Checker::bindEvents() {
@@ -288,7 +288,7 @@ BitVector Checker::unknownCode(BitVector S) {
   return S;
 }
 
-BitVector Checker::callee(const CallBase &CB, BitVector S, bool Record, const CallSink &Calls) {
+BitVector Checker::callee(const CallBase &CB, BitVector S, const CallSink &Calls) {
   const Function *T = CB.getCalledFunction();
   if (T && T->isIntrinsic())
     return S;
@@ -300,12 +300,12 @@ BitVector Checker::callee(const CallBase &CB, BitVector S, bool Record, const Ca
   if (T)
     S = apply(S, CallerEntry.count(Name) ? &CallerEntry[Name] : nullptr, &CB);
   if (T && Summ.count(T)) {
-    if (Record)
+    if (Recording)
       Calls(T, S);
     S = summaryOf(T, S);
   } else {
     S = unknownCode(S);
-    if (Record)
+    if (Recording)
       for (const Function *G : AddrTaken)
         Calls(G, S);
   }
@@ -332,7 +332,7 @@ BitVector Checker::flow(Function &F, unsigned In, bool Record, const CallSink &C
     BitVector S = At[BB];
     for (const Instruction &I : *BB) {
       if (auto *CB = dyn_cast<CallBase>(&I))
-        S = callee(*CB, S, Record, Calls);
+        S = callee(*CB, S, Calls);
       else if (isa<ReturnInst>(I))
         Result |= apply(S, CalleeRet.count(Name) ? &CalleeRet[Name] : nullptr, &I);
     }
