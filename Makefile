@@ -19,7 +19,7 @@ export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
 
 DEBS := clang-19 llvm-19-dev libclang-19-dev lld-19 llvm-19-tools graphviz \
         valgrind gdb linux-perf libclang-rt-19-dev python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
-        libbson-dev nats-server libsqlite3-dev sqlite3
+        libbson-dev nats-server libsqlite3-dev sqlite3 libz3-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUNTIME_SRC := $(wildcard runtime/*.c)

@@ -18,6 +18,10 @@ itself with /usr/bin/python3.
 import os
 import sys
 
+# These benchmarks measure instrumentation: the static checker, on by default
+# when optimising, would remove what it proves (docs/static.md).
+os.environ["VIGIL_STATIC"] = "off"
+
 
 def _ensure_deps():
     try:

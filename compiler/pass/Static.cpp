@@ -31,6 +31,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Static.h"
+#include "StaticEvents.h"
+#include "StaticWitness.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
@@ -41,6 +43,8 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -48,6 +52,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <set>
 
 using namespace llvm;
@@ -67,13 +72,43 @@ StaticMode staticModeFromEnv() {
   report_fatal_error("vigil: bad VIGIL_STATIC", /*gen_crash_diag=*/false);
 }
 
-namespace {
+std::string where(const Instruction *I) {
+  if (const DebugLoc &L = I->getDebugLoc())
+    return (L->getFilename() + ":" + Twine(L.getLine()) + ":" + Twine(L.getCol())).str();
+  if (const DISubprogram *SP = I->getFunction()->getSubprogram()) // a function's entry
+    return (SP->getFilename() + ":" + Twine(SP->getLine())).str();
+  return ("in " + I->getFunction()->getName()).str();
+}
 
-/// One event observed at a point: its symbol, and whether it may not match.
-struct Obs {
-  unsigned Sym;
-  bool Maybe;
-};
+EventPoints bindEventPoints(Module &M, const Assertion &A) {
+  EventPoints P;
+  auto Defined = [&](StringRef Fn) {
+    Function *F = M.getFunction(Fn);
+    return F && !F->isDeclaration();
+  };
+  for (unsigned S = 0; S < A.Symbols.size(); ++S) {
+    const Event &E = A.Symbols[S];
+    if (S == 2 || E.Function.empty())
+      continue; // the site is its own call
+    bool Maybe = false;
+    for (const vigil::Value &V : E.Values)
+      Maybe |= V.Kind != VAL_ANY;
+    bool Caller = E.ForceCaller || !Defined(E.Function);
+    auto &Map = Caller ? (E.AtReturn ? P.CallerRet : P.CallerEntry)
+                       : (E.AtReturn ? P.CalleeRet : P.CalleeEntry);
+    Map[E.Function].push_back({S, Maybe});
+  }
+  // the runtime orders a point's observers: bound start, events, bound end
+  for (auto *Map : {&P.CalleeEntry, &P.CalleeRet, &P.CallerEntry, &P.CallerRet})
+    for (auto &KV : *Map)
+      std::sort(KV.second.begin(), KV.second.end(), [](const Obs &L, const Obs &R) {
+        auto Rank = [](unsigned S) { return S == 0 ? 0u : S == 1 ? 2u : 1u; };
+        return std::make_pair(Rank(L.Sym), L.Sym) < std::make_pair(Rank(R.Sym), R.Sym);
+      });
+  return P;
+}
+
+namespace {
 
 /// Where the program's text makes it impossible to over-approximate.
 std::string moduleBlocker(Module &M) {
@@ -105,12 +140,6 @@ std::string assertionBlocker(const Assertion &A) {
       return "an event compares values captured at the site";
   }
   return "";
-}
-
-std::string where(const Instruction *I) {
-  if (const DebugLoc &L = I->getDebugLoc())
-    return (L->getFilename() + ":" + Twine(L.getLine()) + ":" + Twine(L.getCol())).str();
-  return ("in " + I->getFunction()->getName()).str();
 }
 
 class Checker {
@@ -165,32 +194,15 @@ private:
 };
 
 void Checker::bindEvents() {
-  auto Defined = [&](StringRef Fn) {
-    Function *F = M.getFunction(Fn);
-    return F && !F->isDeclaration();
-  };
-  for (unsigned S = 0; S < A.Symbols.size(); ++S) {
-    const Event &E = A.Symbols[S];
-    if (S == 2 || E.Function.empty())
-      continue; // the site is its own call
-    bool Maybe = false;
-    for (const vigil::Value &V : E.Values)
-      Maybe |= V.Kind != VAL_ANY;
-    bool Caller = E.ForceCaller || !Defined(E.Function);
-    auto &Map = Caller ? (E.AtReturn ? CallerRet : CallerEntry) : (E.AtReturn ? CalleeRet : CalleeEntry);
-    Map[E.Function].push_back({S, Maybe});
-  }
-  // the runtime orders a point's observers: bound start, events, bound end
-  for (auto *Map : {&CalleeEntry, &CalleeRet, &CallerEntry, &CallerRet})
-    for (auto &KV : *Map)
-      std::sort(KV.second.begin(), KV.second.end(), [](const Obs &L, const Obs &R) {
-        auto Rank = [](unsigned S) { return S == 0 ? 0u : S == 1 ? 2u : 1u; };
-        return std::make_pair(Rank(L.Sym), L.Sym) < std::make_pair(Rank(R.Sym), R.Sym);
-      });
+  EventPoints P = bindEventPoints(M, A);
+  CalleeEntry = std::move(P.CalleeEntry), CalleeRet = std::move(P.CalleeRet);
+  CallerEntry = std::move(P.CallerEntry), CallerRet = std::move(P.CallerRet);
   const Event &Start = A.Symbols[0], &End = A.Symbols[1];
-  if (Start.Function == End.Function && !Start.AtReturn && End.AtReturn && Defined(Start.Function) &&
-      !Start.ForceCaller && !End.ForceCaller && Start.Values.empty() && End.Values.empty())
-    MayNest = recursive(M.getFunction(Start.Function));
+  Function *F = M.getFunction(Start.Function);
+  if (Start.Function == End.Function && !Start.AtReturn && End.AtReturn && F &&
+      !F->isDeclaration() && !Start.ForceCaller && !End.ForceCaller && Start.Values.empty() &&
+      End.Values.empty())
+    MayNest = recursive(F);
 }
 
 /// Can F be entered again while it runs?  Calls of unknown targets reach
@@ -410,10 +422,10 @@ checkStatically(Module &M, const std::vector<Assertion> &As,
       if (Id == (int)AI)
         Mine.insert(CI);
     std::string First;
-    for (unsigned K = 0; K < A.Alternatives.size() && !V[AI].Proven; ++K) {
+    for (unsigned K = 0; K < A.Alternatives.size() && !V[AI].proven(); ++K) {
       std::string F = Checker(M, A, A.Alternatives[K].D, Mine).run();
       if (F.empty()) {
-        V[AI].Proven = true;
+        V[AI].Kind = VERDICT_PROVEN;
         V[AI].Reason = A.Alternatives.size() > 1
                            ? "every path follows alternative " + std::to_string(K + 1)
                            : "every path from the bound's start follows the automaton";
@@ -421,28 +433,113 @@ checkStatically(Module &M, const std::vector<Assertion> &As,
         First = F;
       }
     }
-    if (!V[AI].Proven)
-      V[AI].Reason = "a check may fail at " + First + " (not shown to happen on a real run)";
+    if (V[AI].proven())
+      continue;
+    Witness W = findFailingRun(M, A, Mine);
+    if (W.Found) {
+      V[AI].Kind = VERDICT_VIOLATED;
+      V[AI].Reason = W.Why + " at " + W.At;
+      V[AI].Run = std::move(W);
+      continue;
+    }
+    V[AI].Reason = "a check may fail at " + First + " (no failing run found";
+    V[AI].Reason += W.GaveUp.empty() ? ")" : ": " + W.GaveUp + ")";
   }
   return V;
 }
 
-void reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V,
-                  StaticMode Mode) {
-  unsigned Proven = 0, Counted = 0;
+namespace {
+
+/// The command line of a failing run, quoted for a shell.
+std::string commandLine(const Witness &W) {
+  std::string R = "./prog";
+  for (const std::string &A : W.Args) {
+    R += " '";
+    for (char C : A)
+      R += C == '\'' ? std::string("'\\''") : std::string(1, C);
+    R += "'";
+  }
+  return R;
+}
+
+/// "1 global assertion (...), 2 may fail": why the kept ones are kept.
+std::string keptReasons(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V) {
+  std::map<std::string, unsigned> Count;
+  for (unsigned I = 0; I < As.size(); ++I)
+    if (As[I].Kind != AK_DEFINITION && V[I].Kind == VERDICT_UNKNOWN)
+      ++Count[StringRef(V[I].Reason).starts_with("a check may fail")
+                  ? "a check may fail on a path no run was found for"
+                  : V[I].Reason];
+  std::string R;
+  for (auto &[Why, N] : Count)
+    R += (R.empty() ? ": " : "; ") + std::to_string(N) + " " + Why;
+  return R;
+}
+
+} // namespace
+
+unsigned reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V,
+                      StaticMode Mode) {
+  unsigned N[3] = {0, 0, 0}, Counted = 0;
   for (unsigned I = 0; I < As.size(); ++I) {
     if (As[I].Kind == AK_DEFINITION)
       continue;
-    ++Counted;
-    Proven += V[I].Proven;
-    if (Mode == STATIC_PRUNE && V[I].Proven)
+    ++Counted, ++N[V[I].Kind];
+    if (Mode == STATIC_PRUNE && V[I].proven())
       continue;
-    errs() << "vigil: static: " << As[I].Location << ": " << (V[I].Proven ? "proven" : "unknown")
-           << ": " << V[I].Reason << "\n";
+    static const char *Names[] = {"unknown", "proven", "violated"};
+    errs() << "vigil: static: " << As[I].Location << ": " << Names[V[I].Kind] << ": " << V[I].Reason
+           << "\n";
+    if (V[I].Kind != VERDICT_VIOLATED)
+      continue;
+    errs() << "vigil: static:   a run that fails: " << commandLine(V[I].Run) << "\n";
+    for (const std::string &Step : V[I].Run.Trace)
+      errs() << "vigil: static:     " << Step << "\n";
   }
+  if (Counted == 0)
+    return 0; // nothing to say about a program without assertions
   errs() << "vigil: static: " << Counted << " assertion" << (Counted == 1 ? "" : "s") << ": "
-         << Proven << " proven" << (Mode == STATIC_PRUNE ? " and removed" : "") << ", "
-         << Counted - Proven << " unknown (kept at run time)\n";
+         << N[VERDICT_PROVEN] << " proven" << (Mode == STATIC_PRUNE ? " and removed" : "") << ", "
+         << N[VERDICT_VIOLATED] << " violated, " << N[VERDICT_UNKNOWN]
+         << " unknown (kept at run time)" << keptReasons(As, V) << "\n";
+  if (Mode == STATIC_PRUNE)
+    for (unsigned I = 0; I < As.size(); ++I)
+      if (V[I].Kind == VERDICT_VIOLATED)
+        errs() << As[I].Location << ": error: vigil: assertion violated on every run like the one "
+               << "above (--vigil-static=report reports without failing the link)\n";
+  return N[VERDICT_VIOLATED];
+}
+
+void writeStaticJson(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V) {
+  const char *Path = std::getenv("VIGIL_STATIC_JSON");
+  if (!Path || !*Path)
+    return;
+  static const char *Names[] = {"unknown", "proven", "violated"};
+  json::Array Items;
+  for (unsigned I = 0; I < As.size(); ++I) {
+    if (As[I].Kind == AK_DEFINITION)
+      continue;
+    json::Object O{{"location", As[I].Location}, {"assertion", As[I].Text},
+                   {"verdict", Names[V[I].Kind]}, {"reason", V[I].Reason}};
+    if (V[I].Kind == VERDICT_VIOLATED) {
+      json::Array Args, Trace;
+      for (const std::string &A : V[I].Run.Args)
+        Args.push_back(A);
+      for (const std::string &T : V[I].Run.Trace)
+        Trace.push_back(T);
+      O["failure"] = json::Object{{"at", V[I].Run.At}, {"why", V[I].Run.Why},
+                                  {"args", std::move(Args)}, {"trace", std::move(Trace)}};
+    }
+    Items.push_back(std::move(O));
+  }
+  std::error_code EC;
+  raw_fd_ostream Out(Path, EC);
+  if (EC) {
+    errs() << "vigil: error: VIGIL_STATIC_JSON=" << Path << ": " << EC.message() << "\n";
+    report_fatal_error("vigil: cannot write the static verdicts", /*gen_crash_diag=*/false);
+  }
+  Out << formatv("{0:2}", json::Value(json::Object{{"version", 1}, {"assertions", std::move(Items)}}))
+      << "\n";
 }
 
 void pruneProven(std::vector<Assertion> &As, std::vector<std::pair<CallInst *, int>> &Sites,
@@ -450,7 +547,7 @@ void pruneProven(std::vector<Assertion> &As, std::vector<std::pair<CallInst *, i
   std::vector<int> NewId(As.size(), -1);
   std::vector<Assertion> Kept;
   for (unsigned I = 0; I < As.size(); ++I)
-    if (!V[I].Proven) {
+    if (!V[I].proven()) {
       NewId[I] = (int)Kept.size();
       Kept.push_back(std::move(As[I]));
     }

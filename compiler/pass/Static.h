@@ -14,6 +14,7 @@
 #define VIGIL_PASS_STATIC_H
 
 #include "../model/Assertion.h"
+#include "StaticWitness.h"
 
 #include "llvm/IR/Module.h"
 
@@ -30,9 +31,13 @@ enum StaticMode { STATIC_OFF, STATIC_REPORT, STATIC_PRUNE };
 /// report or prune; anything else is a fatal error naming the variable.
 StaticMode staticModeFromEnv();
 
+enum VerdictKind : uint8_t { VERDICT_UNKNOWN, VERDICT_PROVEN, VERDICT_VIOLATED };
+
 struct StaticVerdict {
-  bool Proven = false;
-  std::string Reason; // why proven, or why not
+  VerdictKind Kind = VERDICT_UNKNOWN;
+  std::string Reason; // why proven, violated, or neither
+  Witness Run;        // violated: a run that fails
+  bool proven() const { return Kind == VERDICT_PROVEN; }
 };
 
 /// The verdict of every assertion As[i] (inline ones; others are unknown),
@@ -42,9 +47,15 @@ checkStatically(llvm::Module &M, const std::vector<Assertion> &As,
                 const std::vector<std::pair<llvm::CallInst *, int>> &Sites);
 
 /// Prints a summary on stderr, and a line per assertion: every one in
-/// report mode, the kept ones (with the reason) in prune mode.
-void reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V,
-                  StaticMode Mode);
+/// report mode, the kept ones (with the reason) in prune mode; a violated
+/// one with its failing run.  Returns the number violated (prune mode then
+/// fails the link).
+unsigned reportStatic(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V,
+                      StaticMode Mode);
+
+/// VIGIL_STATIC_JSON names a file: the verdicts as JSON (docs/static.md,
+/// "Reports"), for `vigil explain --static` and SARIF.
+void writeStaticJson(const std::vector<Assertion> &As, const std::vector<StaticVerdict> &V);
 
 /// Prune mode: removes the proven assertions from As and marks their site
 /// calls erase-only (-1), renumbering the others, before anything is

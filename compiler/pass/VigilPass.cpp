@@ -102,7 +102,10 @@ bool Instrumenter::prepare() {
     collect();
     if (StaticMode Mode = staticModeFromEnv(); Mode != STATIC_OFF) {
       std::vector<StaticVerdict> V = checkStatically(M, As, Sites);
-      reportStatic(As, V, Mode);
+      unsigned Violated = reportStatic(As, V, Mode);
+      writeStaticJson(As, V);
+      if (Mode == STATIC_PRUNE && Violated)
+        report_fatal_error("vigil: static: an assertion is violated", /*gen_crash_diag=*/false);
       if (Mode == STATIC_PRUNE)
         pruneProven(As, Sites, V);
     }

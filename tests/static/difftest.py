@@ -5,8 +5,10 @@ Generates random C programs, each with one per-thread assertion over random
 events, links each with `vigil-cc --vigil-static=report`, and runs it on
 random inputs.  An assertion the checker calls *proven* must never fail at
 run time; any such failure is a wrong verdict, printed with the program, and
-makes the exit status 1.  Also counts the unknown verdicts whose assertion
-did fail (the checker could have said violated) and those that never failed.
+makes the exit status 1.  An assertion it calls *violated* must fail on the
+run the checker printed (its argv[1]); one that does not is a wrong verdict
+too.  Also counts the unknown verdicts whose assertion did fail (a failing
+run the checker did not find) and those that never failed.
 
     tests/static/difftest.py --vigil-cc build/bin/vigil-cc -n 50 --seed 1
 """
@@ -92,7 +94,7 @@ def main():
     rng = random.Random(a.seed)
     work = a.keep or tempfile.mkdtemp(prefix="vigil-difftest-")
     os.makedirs(work, exist_ok=True)
-    counts = {"proven": 0, "unknown, fails": 0, "unknown, never failed": 0}
+    counts = {"proven": 0, "violated": 0, "unknown, fails": 0, "unknown, never failed": 0}
     wrong = 0
     for i in range(a.n):
         src = os.path.join(work, f"p{i}.c")
@@ -104,11 +106,24 @@ def main():
         if b.returncode != 0:
             print(f"p{i}.c: build failed:\n{b.stderr}", file=sys.stderr)
             return 2
-        m = re.search(r"vigil: static: \S+: (proven|unknown): (.*)", b.stderr)
+        m = re.search(r"vigil: static: \S+: (proven|unknown|violated): (.*)", b.stderr)
         if not m:
             print(f"p{i}.c: no verdict in:\n{b.stderr}", file=sys.stderr)
             return 2
         proven = m.group(1) == "proven"
+        if m.group(1) == "violated":
+            # the run the checker printed must fail, exactly as printed
+            run = re.search(r"a run that fails: \./prog(?: '((?:[^']|'\\'')*)')?\n", b.stderr)
+            args = [run.group(1).replace("'\\''", "'")] if run and run.group(1) is not None else []
+            r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=30,
+                               env=dict(os.environ, VIGIL_ON_FAILURE="log"))
+            if not run or "assertion failed" not in r.stderr:
+                wrong += 1
+                print(f"WRONG: p{i}.c was violated ({m.group(2)}) but {args} does not fail:")
+                print(b.stderr)
+                print(open(src).read())
+            counts["violated"] += 1
+            continue
         failed_on = None
         for _ in range(a.runs):
             inp = "".join(rng.choice("0123456789") for _ in range(24))
@@ -125,8 +140,9 @@ def main():
         key = "proven" if proven else "unknown, fails" if failed_on else "unknown, never failed"
         counts[key] += 1
     print(f"difftest: {a.n} programs (seed {a.seed}, {a.runs} inputs each): "
-          f"{counts['proven']} proven, {counts['unknown, fails']} unknown that fail at run time, "
-          f"{counts['unknown, never failed']} unknown that never failed; {wrong} wrong proven")
+          f"{counts['proven']} proven, {counts['violated']} violated (each failing on its printed run), "
+          f"{counts['unknown, fails']} unknown that fail at run time, "
+          f"{counts['unknown, never failed']} unknown that never failed; {wrong} wrong verdicts")
     return 1 if wrong else 0
 
 

@@ -59,7 +59,7 @@ pub fn run(user: &[OsString]) -> Result<()> {
     let (atomic, user) = crate::atomic_flag::take_atomic_flags(&user)?;
     atomic.export();
     let (static_mode, user) = crate::static_flag::take_static_flag(&user)?;
-    crate::static_flag::export(&static_mode);
+    crate::static_flag::export(&static_mode, &user);
     let (bindings, user) = monitor_c::take_monitor_flags(&user)?;
     if !bindings.is_empty() {
         return run_with_monitors(&bindings, &user);

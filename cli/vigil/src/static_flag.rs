@@ -1,9 +1,12 @@
 //! `vigil cc --vigil-static=off|report|prune`: the link-time static checker
-//! (docs/static.md).  `report` prints each assertion's verdict (proven, or
-//! unknown with the reason) while linking and still checks every assertion
-//! at run time; `prune` removes the instrumentation of the proven ones and
-//! prints a summary and the kept ones' reasons; `off` (the default for now)
-//! does neither.  The pass reads `VIGIL_STATIC`; `vigil cc` sets it for the
+//! (docs/static.md).  `report` prints each assertion's verdict (proven,
+//! violated with a failing run, or unknown with the reason) while linking
+//! and still checks every assertion at run time; `prune` removes the
+//! instrumentation of the proven ones, fails the link on a violated one and
+//! prints a summary and the kept ones' reasons; `off` does neither.  Prune
+//! is the default when optimising (-O1 and above, as the last -O says) and
+//! `VIGIL_STATIC` is not set; off at -O0, where nothing is expected to be
+//! removed.  The pass reads `VIGIL_STATIC`; `vigil cc` sets it for the
 //! command it runs.
 
 use std::ffi::OsString;
@@ -37,10 +40,27 @@ pub fn take_static_flag(args: &[OsString]) -> Result<(Option<String>, Vec<OsStri
     Ok((mode, rest))
 }
 
-/// The environment the link-time pass reads.
-pub fn export(mode: &Option<String>) {
+/// The mode when neither the flag nor `VIGIL_STATIC` gives one: prune
+/// when the last `-O` of `args` optimises, else off.
+pub fn default_mode(args: &[OsString]) -> &'static str {
+    let last_o = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| a.starts_with("-O"))
+        .last();
+    match last_o.as_deref() {
+        None | Some("-O0") => "off",
+        Some(_) => "prune",
+    }
+}
+
+/// The environment the link-time pass reads: the flag's mode, else an
+/// inherited `VIGIL_STATIC`, else the default for `args`.
+pub fn export(mode: &Option<String>, args: &[OsString]) {
     if let Some(m) = mode {
         std::env::set_var(STATIC_VAR, m);
+    } else if std::env::var_os(STATIC_VAR).is_none() {
+        std::env::set_var(STATIC_VAR, default_mode(args));
     }
 }
 
@@ -57,6 +77,16 @@ mod tests {
         let (m, rest) = take_static_flag(&os(&["-O1", "--vigil-static=report", "a.c"])).unwrap();
         assert_eq!(m.as_deref(), Some("report"));
         assert_eq!(rest, os(&["-O1", "a.c"]));
+    }
+
+    #[test]
+    fn prunes_by_default_when_optimising() {
+        assert_eq!(default_mode(&os(&["a.c"])), "off");
+        assert_eq!(default_mode(&os(&["-O0", "a.c"])), "off");
+        assert_eq!(default_mode(&os(&["-O2", "a.c"])), "prune");
+        assert_eq!(default_mode(&os(&["-O", "a.c"])), "prune");
+        assert_eq!(default_mode(&os(&["-Os", "a.c"])), "prune");
+        assert_eq!(default_mode(&os(&["-O2", "-O0", "a.c"])), "off");
     }
 
     #[test]

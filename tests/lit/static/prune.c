@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
   printf("%d %d\n", ok, total);
   return 0;
 }
-// LINK: vigil: static: 2 assertions: 2 proven and removed, 0 unknown (kept at run time)
+// LINK: vigil: static: 2 assertions: 2 proven and removed, 0 violated, 0 unknown (kept at run time)
 // OUT: 999 1000
 // CG: [[IR:[0-9,]+]] ({{.*}}) {{.*}}prune.c:main
 // CG: ==

@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
 // CHECK-DAG: reasons.c:20:3: unknown: a global assertion (other threads' events count)
 // CHECK-DAG: reasons.c:22:31: unknown: values captured at the site or free variables (one check per value tuple)
 // CHECK-DAG: reasons.c:23:30: proven
-// CHECK: 3 assertions: 1 proven, 2 unknown (kept at run time)
+// CHECK: 3 assertions: 1 proven, 0 violated, 2 unknown (kept at run time)
 // JUMPS: reasons.c:23:30: unknown: the program uses setjmp/longjmp (a jump skips returns and bound ends)
 // SIGNALS: reasons.c:23:30: unknown: the program installs signal handlers (they run between any two instructions)
 // OFF-NOT: vigil: static
