@@ -73,6 +73,20 @@ for kind in Passed Failed Unsupported; do
 done
 grep -E "^ *(Passed|Failed)" "$log/lit2" >/dev/null || { echo "lit ran no test"; status=1; failed=$((failed + 1)); }
 
+echo "== lit end-to-end tests again, the static checker on (VIGIL_STATIC=report: it prints and must change nothing)"
+VIGIL_STATIC=report VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$ROOT/tests/lit/e2e" "$ROOT/tests/lit/faults" "$ROOT/tests/lit/debug" "$ROOT/tests/lit/report" 2>&1 | tee "$log/lit3"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+for kind in Passed Failed Unsupported; do
+  n=$(grep -E "^ *$kind *: *[0-9]+" "$log/lit3" | sed -E 's/[^0-9]*([0-9]+).*/\1/' | tail -1)
+  n=${n:-0}
+  case $kind in
+    Passed) passed=$((passed + n));;
+    Failed) failed=$((failed + n));;
+    Unsupported) skipped=$((skipped + n));;
+  esac
+done
+grep -E "^ *(Passed|Failed)" "$log/lit3" >/dev/null || { echo "lit ran no test"; status=1; failed=$((failed + 1)); }
+
 echo "== cargo test (CLI)"
 cargo test --quiet --manifest-path "$ROOT/cli/Cargo.toml" 2>&1 | tee "$log/cargo"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

@@ -82,13 +82,20 @@ pub enum Cmd {
         cc: bool,
     },
 
-    /// Describe the assertions of a C file and their automata (or, with --atomic, its atomic regions)
+    /// Describe the assertions of a C file and their automata (or, with --atomic, its atomic
+    /// regions; with --static, the static checker's verdicts on a whole program)
     Explain {
-        /// The C source file
-        file: PathBuf,
+        /// The C source file (with --static: every file of the program)
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// List the atomic regions the link-time pass finds (vigil cc --vigil-atomic)
-        #[arg(long)]
+        #[arg(long, conflicts_with = "static_")]
         atomic: bool,
+        /// Link the files as one program and print the static checker's verdict on each
+        /// assertion: proven, violated (with a failing run) or unknown (with the reason);
+        /// exit status 1 when one is violated
+        #[arg(long = "static", id = "static_")]
+        static_: bool,
         /// Output format
         #[arg(long, short = 'f', value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -257,6 +264,16 @@ pub fn flags_line(install: &Install, cflags: bool, ldflags: bool, cc: bool) -> R
     Ok(shell::join(&words))
 }
 
+fn write_output(output: Option<&std::path::Path>, bytes: &[u8]) -> Result<()> {
+    match output {
+        Some(path) => std::fs::write(path, bytes)
+            .map_err(|e| Error::failure(format!("cannot write {}: {e}", path.display()))),
+        None => std::io::stdout()
+            .write_all(bytes)
+            .map_err(|e| Error::failure(format!("cannot write output: {e}"))),
+    }
+}
+
 fn run_cli(cli: Cli) -> Result<()> {
     match cli.command {
         Cmd::Cc { args } => cc::run(&args),
@@ -271,28 +288,39 @@ fn run_cli(cli: Cli) -> Result<()> {
             writeln!(out, "{line}").map_err(|e| Error::failure(format!("cannot write output: {e}")))
         }
         Cmd::Explain {
-            file,
-            atomic: true,
-            format,
-            output,
-            clang_args,
-        } => {
-            let text = crate::explain_atomic::run(&file, format, &clang_args)?;
-            match output {
-                Some(path) => std::fs::write(&path, &text)
-                    .map_err(|e| Error::failure(format!("cannot write {}: {e}", path.display()))),
-                None => std::io::stdout()
-                    .write_all(&text)
-                    .map_err(|e| Error::failure(format!("cannot write output: {e}"))),
-            }
-        }
-        Cmd::Explain {
-            file,
+            files,
+            static_: true,
             format,
             output,
             clang_args,
             ..
-        } => explain::run(&file, format, output.as_deref(), &clang_args),
+        } => {
+            let (text, violated) = crate::explain_static::run(&files, format, &clang_args)?;
+            write_output(output.as_deref(), &text)?;
+            if violated {
+                return Err(Error::with_code("an assertion is violated".to_string(), 1));
+            }
+            Ok(())
+        }
+        Cmd::Explain {
+            files,
+            atomic,
+            format,
+            output,
+            clang_args,
+            ..
+        } => {
+            let [file] = &files[..] else {
+                return Err(Error::setup(
+                    "explain takes one file (several only with --static)".to_string(),
+                ));
+            };
+            if !atomic {
+                return explain::run(file, format, output.as_deref(), &clang_args);
+            }
+            let text = crate::explain_atomic::run(file, format, &clang_args)?;
+            write_output(output.as_deref(), &text)
+        }
         Cmd::Demo { keep } => demo::run(keep.as_deref()),
         Cmd::Check(args) => check_cmd::run(&args),
         Cmd::Report(args) => crate::report_cmd::run(&args),
@@ -410,14 +438,15 @@ mod tests {
         .unwrap();
         match cli.command {
             Cmd::Explain {
-                file,
+                files,
                 atomic,
+                static_,
                 format,
                 output,
                 clang_args,
             } => {
-                assert!(!atomic);
-                assert_eq!(file, PathBuf::from("a.c"));
+                assert!(!atomic && !static_);
+                assert_eq!(files, vec![PathBuf::from("a.c")]);
                 assert_eq!(format, Format::Dot);
                 assert_eq!(output, Some(PathBuf::from("a.dot")));
                 assert_eq!(clang_args, os(&["-Iinc", "-DX=1"]));
@@ -440,6 +469,16 @@ mod tests {
             cli.command,
             Cmd::Explain { atomic: true, format: Format::Json, .. }
         ));
+        let cli = Cli::try_parse_from(os(&[
+            "vigil", "explain", "--static", "a.c", "b.c", "-f", "sarif",
+        ]))
+        .unwrap();
+        assert!(matches!(
+            cli.command,
+            Cmd::Explain { static_: true, format: Format::Sarif, ref files, .. } if files.len() == 2
+        ));
+        assert!(Cli::try_parse_from(os(&["vigil", "explain", "--static", "--atomic", "a.c"])).is_err());
+        assert!(Cli::try_parse_from(os(&["vigil", "explain"])).is_err());
     }
 
     #[test]

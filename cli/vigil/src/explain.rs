@@ -23,6 +23,8 @@ pub enum Format {
     Json,
     /// SVG drawing (dot piped through Graphviz `dot -Tsvg`)
     Svg,
+    /// SARIF 2.1.0 (--static only), for CI systems
+    Sarif,
 }
 
 impl Format {
@@ -31,7 +33,7 @@ impl Format {
         match self {
             Format::Text => "text",
             Format::Dot | Format::Svg => "dot",
-            Format::Json => "json",
+            Format::Json | Format::Sarif => "json",
         }
     }
 }
@@ -68,6 +70,9 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
 }
 
 pub fn run(file: &Path, format: Format, output: Option<&Path>, extra: &[OsString]) -> Result<()> {
+    if format == Format::Sarif {
+        return Err(Error::setup("--format sarif needs --static".to_string()));
+    }
     if !file.is_file() {
         return Err(Error::failure(format!("{}: no such file", file.display())));
     }

@@ -19,6 +19,7 @@ pub mod dot2c_cmd;
 pub mod error;
 pub mod explain;
 pub mod explain_atomic;
+pub mod explain_static;
 pub mod flags;
 pub mod install;
 pub mod monitor_cmd;

@@ -1,0 +1,2 @@
+/* A second file of the program: explain --static links every file given. */
+int helper_from_another_file(void) { return 0; }
