@@ -90,7 +90,7 @@ Outcome Search::runPath(State &S) {
     S.Started = true;
     const Function *Main = S.Stack.back().F;
     if (Outcome O = observe(S, EventPoints::at(P.CalleeEntry, Main->getName()),
-                            &*Main->getEntryBlock().begin());
+                            &*Main->getEntryBlock().begin(), paramsOf(S, *Main));
         O != GO)
       return O;
   }
@@ -108,7 +108,12 @@ Witness Search::run() {
   Deadline = std::chrono::steady_clock::now() +
              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                  std::chrono::duration<double>(MaxSeconds));
+  const Function *Main = M.getFunction("main");
+  bool NoInput = std::all_of(Main->arg_begin(), Main->arg_end(),
+                             [](const Argument &Arg) { return Arg.use_empty(); });
   for (unsigned Argc : {2u, 1u}) {
+    if (NoInput && Argc == 1)
+      break; // one run: argc is never read
     Work.clear();
     Work.push_back(initial(Argc));
     while (!Work.empty() && Steps <= MaxSteps) {
@@ -122,21 +127,87 @@ Witness Search::run() {
         return W;
     }
   }
+  W.Exhaustive = NoInput && !Allocated && W.GaveUp.empty() && Steps <= MaxSteps;
   return W;
 }
 
 // ---- the assertion --------------------------------------------------------
 
-Outcome Search::observe(State &S, const std::vector<Obs> *Os, const Instruction *At) {
+Outcome Search::observe(State &S, const std::vector<Obs> *Os, const Instruction *At,
+                        const Observed &W) {
   if (!Os)
     return GO;
   for (const Obs &O : *Os) {
+    bool Match = true;
     if (O.Maybe)
-      return stopAt(*At, "an event whose values the search does not compare");
+      if (Outcome R = matches(S, A.Symbols[O.Sym], W, At, Match); R != GO)
+        return R;
+    if (!Match)
+      continue; // other values: not this event (the runtime's inline check)
     if (Outcome R = stepSym(S, O.Sym, At); R != GO)
       return R;
   }
   return GO;
+}
+
+/// Whether E's values match the observed words, as the pass's inline check
+/// decides it: each word zero-extended to 64 bits, compared with the
+/// constant.  A match that depends on the input both ways ends the path.
+Outcome Search::matches(State &S, const Event &E, const Observed &W, const Instruction *At,
+                        bool &Match) {
+  std::vector<Z3_ast> Conds;
+  Match = true;
+  for (const vigil::Value &V : E.Values) {
+    if (V.Kind == VAL_ANY)
+      continue;
+    const Val *Word = V.Role == ROLE_RETURN ? &W.Ret
+                      : V.Role == ROLE_ARG && V.ArgIndex < W.Args.size() ? &W.Args[V.ArgIndex]
+                                                                         : nullptr;
+    if (!Word || V.Indirect || Word->K == Val::NONE ||
+        (Word->K == Val::PTR && !(V.Kind == VAL_CONST && V.Constant == 0)))
+      return stopAt(*At, "an event whose values the search does not know");
+    if (Word->K == Val::PTR) {
+      Match &= Word->P.Obj == 0;
+      continue;
+    }
+    Z3_ast X = Z3_mk_zero_ext(Ctx, 64 - Word->Bits, ast(*Word));
+    Z3_ast K = ast(Val::known(APInt(64, V.Constant)));
+    Z3_ast Zero = ast(Val::known(APInt(64, 0)));
+    Z3_ast C = V.Kind == VAL_CONST ? Z3_mk_eq(Ctx, X, K)
+             : V.Kind == VAL_FLAGS ? Z3_mk_eq(Ctx, Z3_mk_bvand(Ctx, X, K), K)
+             : V.Kind == VAL_MASK  ? Z3_mk_eq(Ctx, Z3_mk_bvand(Ctx, X, Z3_mk_bvnot(Ctx, K)), Zero)
+                                   : nullptr;
+    if (!C)
+      return stopAt(*At, "an event whose values the search does not compare");
+    Conds.push_back(C);
+  }
+  if (!Match || Conds.empty())
+    return GO;
+  Z3_ast All = Z3_mk_and(Ctx, Conds.size(), Conds.data());
+  Z3_ast Sim = Z3_simplify(Ctx, All);
+  if (Z3_lbool Known = Z3_get_bool_value(Ctx, Sim); Known != Z3_L_UNDEF) {
+    Match = Known == Z3_L_TRUE;
+    return GO;
+  }
+  bool Yes = feasible(S, All), No = feasible(S, Z3_mk_not(Ctx, All));
+  if (Yes && No)
+    return stopAt(*At, "an event whose values depend on the input");
+  Match = Yes;
+  return GO;
+}
+
+Observed Search::argsOf(State &S, const CallBase &CB) {
+  Observed W;
+  for (const Use &U : CB.args())
+    W.Args.push_back(eval(S, U.get()));
+  return W;
+}
+
+Observed Search::paramsOf(State &S, const Function &F) {
+  Observed W;
+  for (const Argument &Arg : F.args())
+    W.Args.push_back(eval(S, &Arg));
+  return W;
 }
 
 static int initialState(const Dfa &D) {

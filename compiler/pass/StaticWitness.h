@@ -34,6 +34,10 @@ struct Witness {
   std::vector<std::string> Args;  // the command line after the program's name
   std::vector<std::string> Trace; // "file:line:col: what happens", in order
   std::string GaveUp;             // when !Found: why paths were abandoned
+  /// When !Found: every path was executed to its end, and the program
+  /// reads no input (main's parameters unused, no allocation that might
+  /// fail), so its one run is the one executed: the assertion holds.
+  bool Exhaustive = false;
 };
 
 /// A run of M's main that makes assertion A fail, whose site calls are Mine.

@@ -248,23 +248,84 @@ static bool overlaps(const Object &O, int64_t Off, unsigned Size) {
   return false;
 }
 
-Val Search::loadArgByte(State &S, int64_t Off) {
-  if (S.ArgNumber || Off < 0 || Off > (int64_t)ArgBytes)
-    return Val(); // read as a number too, or past the string: not modelled
-  if (Off == ArgBytes)
-    return Val::known(APInt(8, 0));
+/// Bytes up to Upto of argv[1] are read: each is printable or the NUL (the
+/// model's string is then one a shell passes as it is).
+void Search::touchArgBytes(State &S, int64_t Upto) {
   Z3_ast Zero = ast(Val::known(APInt(8, 0)));
-  for (int64_t I = S.ArgRead + 1; I <= Off; ++I) { // the model's string is printable
+  for (int64_t I = S.ArgRead + 1; I <= Upto && I < (int64_t)ArgBytes; ++I) {
     Z3_ast B = ArgByte[I];
     Z3_ast Range[2] = {Z3_mk_bvuge(Ctx, B, ast(Val::known(APInt(8, 0x21)))),
                        Z3_mk_bvule(Ctx, B, ast(Val::known(APInt(8, 0x7e))))};
     Z3_ast Either[2] = {Z3_mk_and(Ctx, 2, Range), Z3_mk_eq(Ctx, B, Zero)};
     S.Path.push_back(Z3_mk_or(Ctx, 2, Either));
   }
-  for (int64_t I = std::max<int64_t>(S.ArgRead, 0); I < Off; ++I) // a read past a NUL reads another string
+  S.ArgRead = std::max<int>(S.ArgRead, (int)std::min<int64_t>(Upto, ArgBytes - 1));
+}
+
+Val Search::loadArgByte(State &S, int64_t Off) {
+  if (S.ArgNumber || Off < 0 || Off > (int64_t)ArgBytes)
+    return Val(); // read as a number too, or past the string: not modelled
+  if (Off == ArgBytes)
+    return Val::known(APInt(8, 0));
+  touchArgBytes(S, Off);
+  Z3_ast Zero = ast(Val::known(APInt(8, 0)));
+  for (int64_t I = S.ArgNonZero; I < Off; ++I) // a read past a NUL reads another string
     S.Path.push_back(Z3_mk_not(Ctx, Z3_mk_eq(Ctx, ArgByte[I], Zero)));
-  S.ArgRead = std::max<int>(S.ArgRead, (int)Off);
+  S.ArgNonZero = std::max<int>(S.ArgNonZero, (int)Off);
   return Val::symbolic(ArgByte[Off], 8);
+}
+
+/// The bytes of the string P points to, up to its NUL: argv[1]'s (then
+/// Symbolic, up to ArgBytes) or a constant's.
+bool Search::stringBytes(State &S, const Val &P, std::vector<Z3_ast> &Bytes, bool &Symbolic) {
+  if (P.K != Val::PTR || P.P.Obj == 0)
+    return false;
+  const Object &O = S.Mem[P.P.Obj];
+  Symbolic = O.ArgString;
+  for (int64_t I = P.P.Off; Bytes.size() < 256; ++I) {
+    if (O.ArgString) {
+      if (S.ArgNumber || I < 0 || I > (int64_t)ArgBytes)
+        return false;
+      Bytes.push_back(I == ArgBytes ? ast(Val::known(APInt(8, 0))) : ArgByte[I]);
+      if (I == ArgBytes)
+        return true;
+      continue;
+    }
+    if (!O.G || !O.G->isConstant() || !O.G->hasDefinitiveInitializer())
+      return false;
+    Constant *C = ConstantFoldLoadFromConst(const_cast<Constant *>(O.G->getInitializer()),
+                                            Type::getInt8Ty(M.getContext()), APInt(64, I), DL);
+    auto *CI = dyn_cast_or_null<ConstantInt>(C);
+    if (!CI)
+      return false;
+    Bytes.push_back(ast(Val::known(CI->getValue())));
+    if (CI->isZero())
+      return true;
+  }
+  return false;
+}
+
+/// strcmp with one side argv[1] and the other a constant, as glibc answers
+/// it: the difference of the first differing bytes (unsigned), else 0.
+Outcome Search::stringCompare(State &S, const CallBase &CB) {
+  std::vector<Z3_ast> L, R;
+  bool LSym = false, RSym = false;
+  if (!stringBytes(S, eval(S, CB.getArgOperand(0)), L, LSym) ||
+      !stringBytes(S, eval(S, CB.getArgOperand(1)), R, RSym) || (LSym && RSym))
+    return stopAt(CB, "a strcmp the search does not model");
+  size_t N = LSym ? R.size() : RSym ? L.size() : std::min(L.size(), R.size());
+  if (LSym || RSym)
+    touchArgBytes(S, (int64_t)N - 1 + eval(S, CB.getArgOperand(LSym ? 0 : 1)).P.Off);
+  Z3_sort I32 = Z3_mk_bv_sort(Ctx, 32);
+  Z3_ast Result = Z3_mk_unsigned_int64(Ctx, 0, I32), Zero8 = ast(Val::known(APInt(8, 0)));
+  for (size_t I = std::min({N, L.size(), R.size()}); I-- > 0;) { // from the last byte back
+    Z3_ast Diff = Z3_mk_bvsub(Ctx, Z3_mk_zero_ext(Ctx, 24, L[I]), Z3_mk_zero_ext(Ctx, 24, R[I]));
+    Z3_ast Same = Z3_mk_eq(Ctx, L[I], R[I]);
+    Z3_ast Next = Z3_mk_ite(Ctx, Z3_mk_eq(Ctx, L[I], Zero8), Z3_mk_unsigned_int64(Ctx, 0, I32), Result);
+    Result = Z3_mk_ite(Ctx, Same, Next, Diff);
+  }
+  S.Stack.back().Env[&CB] = Val::symbolic(Result, 32);
+  return GO;
 }
 
 Val Search::load(State &S, const LoadInst &L) {

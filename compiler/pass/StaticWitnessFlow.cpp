@@ -115,12 +115,14 @@ Outcome Search::call(State &S, const CallBase &CB) {
   if (isa<InvokeInst>(CB) || T->isVarArg() != CB.getFunctionType()->isVarArg())
     return stopAt(CB, "a call the search does not follow");
   StringRef Name = T->getName();
-  if (Outcome O = observe(S, EventPoints::at(P.CallerEntry, Name), &CB); O != GO)
+  if (Outcome O = observe(S, EventPoints::at(P.CallerEntry, Name), &CB, argsOf(S, CB)); O != GO)
     return O;
   if (T->isDeclaration()) {
     if (Outcome O = callExternal(S, CB, T); O != GO)
       return O;
-    return observe(S, EventPoints::at(P.CallerRet, Name), &CB);
+    Observed W = argsOf(S, CB);
+    W.Ret = eval(S, &CB);
+    return observe(S, EventPoints::at(P.CallerRet, Name), &CB, W);
   }
   if (S.Stack.size() >= MaxFrames)
     return stopAt(CB, "recursion deeper than the search follows");
@@ -131,21 +133,26 @@ Outcome Search::call(State &S, const CallBase &CB) {
   trace(S, &CB, "calls " + Name);
   S.Stack.push_back(std::move(F));
   enterBlock(S, &T->getEntryBlock());
-  return observe(S, EventPoints::at(P.CalleeEntry, Name), &*T->getEntryBlock().begin());
+  return observe(S, EventPoints::at(P.CalleeEntry, Name), &*T->getEntryBlock().begin(),
+                 paramsOf(S, *T));
 }
 
 Outcome Search::ret(State &S, const ReturnInst &R) {
   const Function *F = S.Stack.back().F;
-  if (Outcome O = observe(S, EventPoints::at(P.CalleeRet, F->getName()), &R); O != GO)
-    return O;
   Val V = R.getReturnValue() ? eval(S, R.getReturnValue()) : Val();
+  Observed W = paramsOf(S, *F);
+  W.Ret = V;
+  if (Outcome O = observe(S, EventPoints::at(P.CalleeRet, F->getName()), &R, W); O != GO)
+    return O;
   S.Stack.pop_back();
   if (S.Stack.empty())
     return END; // main returned: the run is over without a failure
   Frame &Caller = S.Stack.back();
   const Instruction &Call = *std::prev(Caller.It);
   Caller.Env[&Call] = V;
-  return observe(S, EventPoints::at(P.CallerRet, F->getName()), &Call);
+  Observed CW = argsOf(S, cast<CallBase>(Call));
+  CW.Ret = V;
+  return observe(S, EventPoints::at(P.CallerRet, F->getName()), &Call, CW);
 }
 
 Outcome Search::intrinsic(State &S, const IntrinsicInst &II) {
@@ -181,8 +188,11 @@ Outcome Search::callExternal(State &S, const CallBase &CB, const Function *T) {
     return END;
   if (N == "free")
     return GO;
+  if (N == "strcmp" && CB.getType()->isIntegerTy(32))
+    return stringCompare(S, CB);
   if (N == "malloc" || N == "calloc") {
     Env[&CB] = Val::pointer({(int)S.Mem.size(), 0}); // assumed to succeed
+    Allocated = true;
     S.Mem.emplace_back().Zeroed = N == "calloc";
     return GO;
   }

@@ -95,6 +95,7 @@ struct State {
   std::string Why;            // the latest failure in this bound
   unsigned Depth = 0;         // bound nesting: only the outermost counts
   int ArgRead = -1;           // the highest byte of argv[1] read
+  int ArgNonZero = 0;         // bytes below this one are known not NUL
   Z3_ast ArgNumber = nullptr; // or argv[1] read as a number (64 bits)
   unsigned Argc = 2;
   unsigned Decisions = 0; // branches decided by the input
@@ -103,6 +104,13 @@ struct State {
 };
 
 enum Outcome { GO, END, FAIL, STOP };
+
+/// The words an event's values read: a call's arguments, and its result at
+/// a return.
+struct Observed {
+  std::vector<Val> Args;
+  Val Ret;
+};
 
 class Search {
 public:
@@ -124,12 +132,18 @@ private:
   std::chrono::steady_clock::time_point Deadline;
   uint64_t Steps = 0;
   unsigned Paths = 0;
+  bool Allocated = false; // malloc might have failed on another run
   Witness W;
 
   // StaticWitness.cpp: the search, the assertion, the solver
   State initial(unsigned Argc);
   Outcome runPath(State &S);
-  Outcome observe(State &S, const std::vector<Obs> *Os, const llvm::Instruction *At);
+  Outcome observe(State &S, const std::vector<Obs> *Os, const llvm::Instruction *At,
+                  const Observed &W);
+  Outcome matches(State &S, const Event &E, const Observed &W, const llvm::Instruction *At,
+                  bool &Match);
+  Observed argsOf(State &S, const llvm::CallBase &CB);
+  Observed paramsOf(State &S, const llvm::Function &F);
   Outcome stepSym(State &S, unsigned Sym, const llvm::Instruction *At);
   Outcome violated(State &S, const llvm::Instruction *At, const std::string &Why);
   bool feasible(const State &S, Z3_ast Extra);
@@ -152,6 +166,9 @@ private:
   Val load(State &S, const llvm::LoadInst &L);
   Outcome store(State &S, const llvm::StoreInst &St);
   Val loadArgByte(State &S, int64_t Off);
+  void touchArgBytes(State &S, int64_t Upto);
+  Outcome stringCompare(State &S, const llvm::CallBase &CB);
+  bool stringBytes(State &S, const Val &P, std::vector<Z3_ast> &Bytes, bool &Symbolic);
   Val arith(State &S, const llvm::Instruction &I);
   Val binary(State &S, const llvm::BinaryOperator &B);
   Val convert(State &S, const llvm::CastInst &C);
