@@ -19,7 +19,7 @@ export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
 
 DEBS := clang-19 llvm-19-dev libclang-19-dev lld-19 llvm-19-tools graphviz \
         valgrind gdb linux-perf libclang-rt-19-dev python3-pip libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
-        libbson-dev nats-server libsqlite3-dev sqlite3 libz3-dev
+        libbson-dev nats-server libsqlite3-dev sqlite3 libz3-dev liblwip-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUNTIME_SRC := $(wildcard runtime/*.c)
@@ -150,6 +150,7 @@ bench: build bench-deps
 	python3 bench/kernel/run.py --vigil "$(BUILD)/bin/vigil"
 	python3 bench/stream/run.py --vigil "$(BUILD)/bin/vigil" --build-dir "$(BUILD)/bench/stream"
 	python3 bench/atomic/run.py --vigil-cc "$(BUILD)/bin/vigil-cc" --build-dir "$(BUILD)/bench/atomic"
+	python3 bench/static/run.py --vigil-cc "$(BUILD)/bin/vigil-cc" --build-dir "$(BUILD)/bench/static"
 
 # Before/after on A-M: builds git revision BASE (default: the last commit)
 # in a worktree under build/ and runs both side by side (bench/compare.py).
