@@ -5,7 +5,8 @@
 #   make build   build/bin/vigil, build/bin/vigil-cc, build/lib/*
 #   make bench   ThinTESLA benchmarks A-M, LTTng comparison, sweeps, kernel
 #                monitors vs ftrace/bpftrace, event stream, atomic regions
-#                (Kivati) on CivetWeb and pigz vs TSan -> bench/results/
+#                (Kivati) on CivetWeb and pigz vs TSan, the static checker on
+#                lwIP's echo server and on vigil's corpus -> bench/results/
 #
 # On a fresh Debian 12 machine the first run installs the Debian packages
 # and the Python/Rust tools the build needs (you need root, or sudo).
@@ -151,6 +152,7 @@ bench: build bench-deps
 	python3 bench/stream/run.py --vigil "$(BUILD)/bin/vigil" --build-dir "$(BUILD)/bench/stream"
 	python3 bench/atomic/run.py --vigil-cc "$(BUILD)/bin/vigil-cc" --build-dir "$(BUILD)/bench/atomic"
 	python3 bench/static/run.py --vigil-cc "$(BUILD)/bin/vigil-cc" --build-dir "$(BUILD)/bench/static"
+	python3 bench/static/corpus.py --vigil-cc "$(BUILD)/bin/vigil-cc"
 
 # Before/after on A-M: builds git revision BASE (default: the last commit)
 # in a worktree under build/ and runs both side by side (bench/compare.py).

@@ -45,9 +45,9 @@ pub fn take_static_flag(args: &[OsString]) -> Result<(Option<String>, Vec<OsStri
 pub fn default_mode(args: &[OsString]) -> &'static str {
     let last_o = args
         .iter()
+        .rev()
         .map(|a| a.to_string_lossy().into_owned())
-        .filter(|a| a.starts_with("-O"))
-        .last();
+        .find(|a| a.starts_with("-O"));
     match last_o.as_deref() {
         None | Some("-O0") => "off",
         Some(_) => "prune",
