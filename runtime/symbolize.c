@@ -97,8 +97,11 @@ static struct entry *slot(uintptr_t pc) {
   return &cache[(pc >> 2) % CACHE_SIZE];
 }
 
-/* Symbolises the frames not in the cache; 0 on success. */
-static int run_symbolizer(struct vg_frame *const *todo, int n) {
+/* Symbolises the frames not in the cache into dst[i] (and the cache); 0 on
+ * success.  The caller reads its own copies, never the cache after this:
+ * two frames of one stack may share a slot, and the second would evict the
+ * first's answer before it is read (every other report lost a name). */
+static int run_symbolizer(struct vg_frame *const *todo, int n, struct entry *const *dst) {
   const char **modules = calloc((size_t)n, sizeof *modules);
   uint64_t *addrs = calloc((size_t)n, sizeof *addrs);
   struct vg_symbol *syms = calloc((size_t)n * MAX_INLINE, sizeof *syms);
@@ -112,7 +115,7 @@ static int run_symbolizer(struct vg_frame *const *todo, int n) {
     rc = vg_symbolizer_run(modules, addrs, n, MAX_INLINE, syms, counts);
   }
   for (int i = 0; rc == 0 && i < n; i++) {
-    struct entry *e = slot(todo[i]->address);
+    struct entry *e = dst[i];
     e->pc = todo[i]->address;
     e->n = counts[i] ? counts[i] : 1;
     for (int k = 0; k < e->n; k++) {
@@ -127,6 +130,7 @@ static int run_symbolizer(struct vg_frame *const *todo, int n) {
       fr->line = sy->line;
       fr->column = sy->column;
     }
+    *slot(e->pc) = *e;
   }
   free(modules), free(addrs), free(syms), free(counts);
   return rc;
@@ -164,9 +168,11 @@ struct vg_frame *vg_stack_of(const uintptr_t *pcs, int n, int first_is_return,
   struct vg_frame *base = calloc((size_t)n + 1, sizeof *base);
   struct vg_frame *out = calloc((size_t)n * MAX_INLINE + 1, sizeof *out);
   struct vg_frame **todo = calloc((size_t)n + 1, sizeof *todo);
+  struct entry *known = calloc((size_t)n + 1, sizeof *known); /* frame i's answer */
+  struct entry **dst = calloc((size_t)n + 1, sizeof *dst);
   *count = 0;
-  if (!base || !out || !todo) {
-    free(base), free(out), free(todo);
+  if (!base || !out || !todo || !known || !dst) {
+    free(base), free(out), free(todo), free(known), free(dst);
     return NULL;
   }
   for (int i = 0; i < n; i++) {
@@ -178,16 +184,21 @@ struct vg_frame *vg_stack_of(const uintptr_t *pcs, int n, int first_is_return,
   if (wanted() && !cache)
     cache = calloc(CACHE_SIZE, sizeof *cache);
   int ntodo = 0;
-  for (int i = 0; cache && i < n; i++)
-    if (base[i].module[0] && slot(base[i].address)->pc != base[i].address)
+  for (int i = 0; cache && i < n; i++) {
+    if (slot(base[i].address)->pc == base[i].address) {
+      known[i] = *slot(base[i].address); /* copied before anything evicts it */
+    } else if (base[i].module[0]) {
+      dst[ntodo] = &known[i];
       todo[ntodo++] = &base[i];
-  if (ntodo && run_symbolizer(todo, ntodo) < 0)
+    }
+  }
+  if (ntodo && run_symbolizer(todo, ntodo, dst) < 0)
     for (int i = 0; i < ntodo; i++)
-      slot(todo[i]->address)->pc = 0; /* never half an answer */
+      dst[i]->pc = 0, slot(todo[i]->address)->pc = 0; /* never half an answer */
   int m = 0;
   for (int i = 0; i < n; i++) {
-    struct entry *e = cache ? slot(base[i].address) : NULL;
-    if (e && e->pc == base[i].address) {
+    struct entry *e = &known[i];
+    if (e->pc == base[i].address && e->pc) {
       for (int k = 0; k < e->n; k++) {
         out[m] = e->fr[k];
         out[m++].inlined = k + 1 < e->n;
@@ -199,6 +210,8 @@ struct vg_frame *vg_stack_of(const uintptr_t *pcs, int n, int first_is_return,
   pthread_mutex_unlock(&cache_lock);
   free(base);
   free(todo);
+  free(known);
+  free(dst);
   /* everything up to the outermost runtime frame is libvigil's */
   int first = 0;
   for (int i = 0; i < m; i++)

@@ -318,8 +318,8 @@ Outcome Search::decide(State &S, const Instruction &I, std::vector<Choice> Cs) {
 
 /// The command line of the model of S's path (feasible() just said yes).
 std::vector<std::string> Search::inputOf(const State &S) {
-  if (S.Argc < 2)
-    return {};
+  if (S.Argc < 2 || (S.ArgRead < 0 && !S.ArgNumber))
+    return {}; // argv[1] was never read: any command line fails
   Z3_model Mo = Z3_solver_get_model(Ctx, Solver);
   Z3_model_inc_ref(Ctx, Mo);
   auto Value = [&](Z3_ast E) {
