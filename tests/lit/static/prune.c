@@ -14,6 +14,11 @@
 // RUN: callgrind_annotate --auto=no %t.cg >> %t.ann
 // RUN: grep -E "prune.c:main|^==" %t.ann | FileCheck %s --check-prefix=CG
 // RUN: objdump -d --no-show-raw-insn %t | awk '/<main>:/,/^$/' | FileCheck %s --check-prefix=ASM
+// The linked IR: the assertions' sites are there before the pass, and
+// nothing of vigil is left after it.
+// RUN: %vigil-cc --vigil-static=prune -O1 -g %s -o %t.ir -Wl,--save-temps 2>&1 | FileCheck %s --check-prefix=LINK
+// RUN: llvm-dis %t.ir.0.0.preopt.bc -o - | FileCheck %s --check-prefix=IR-BEFORE
+// RUN: llvm-dis %t.ir.0.5.precodegen.bc -o - | FileCheck %s --check-prefix=IR-AFTER --implicit-check-not=__vigil
 #include <stdio.h>
 #include <stdlib.h>
 #include <tesla.h>
@@ -46,3 +51,7 @@ int main(int argc, char **argv) {
 // ASM-NOT: vigil
 // ASM: call {{.*}}<printf
 // ASM-NOT: vigil
+// IR-BEFORE: call void (ptr, ...) @__vigil_site
+// IR-BEFORE: call void (ptr, ...) @__vigil_site
+// IR-AFTER: define {{.*}} @sys_checked(
+// IR-AFTER: define {{.*}} @main(
