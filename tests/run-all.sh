@@ -94,6 +94,17 @@ while read -r p f; do
   passed=$((passed + p)); failed=$((failed + f))
 done < <(sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$log/cargo")
 
+echo "== cargo clippy (CLI): no warnings"
+if cargo clippy --version >/dev/null 2>&1; then
+  if cargo clippy --quiet --manifest-path "$ROOT/cli/Cargo.toml" --workspace --all-targets -- -D warnings; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); status=1
+  fi
+else
+  echo "skipped: cargo clippy is not installed (Debian's cargo has no clippy)"; skipped=$((skipped + 1))
+fi
+
 rm -rf "$log"
 echo
 echo "tests: $passed passed, $failed failed, $skipped skipped"

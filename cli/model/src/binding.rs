@@ -89,14 +89,17 @@ impl Source {
         own.iter().chain(crate::sources::COMMON).copied().collect()
     }
 
-    /// As written in a binding (`tp:sched_switch`, `call:f`).
-    pub fn to_string(&self) -> String {
+}
+
+/// As written in a binding (`tp:sched_switch`, `call:f`).
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Source::Tracepoint { name } => format!("tp:{name}"),
-            Source::Call { lib: None, func } => format!("call:{func}"),
-            Source::Call { lib: Some(l), func } => format!("call:{l}:{func}"),
-            Source::Return { lib: None, func } => format!("return:{func}"),
-            Source::Return { lib: Some(l), func } => format!("return:{l}:{func}"),
+            Source::Tracepoint { name } => write!(f, "tp:{name}"),
+            Source::Call { lib: None, func } => write!(f, "call:{func}"),
+            Source::Call { lib: Some(l), func } => write!(f, "call:{l}:{func}"),
+            Source::Return { lib: None, func } => write!(f, "return:{func}"),
+            Source::Return { lib: Some(l), func } => write!(f, "return:{l}:{func}"),
         }
     }
 }

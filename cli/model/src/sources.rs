@@ -63,7 +63,7 @@ pub fn tracepoint(name: &str) -> Option<&'static Tracepoint> {
     };
     TRACEPOINTS
         .iter()
-        .find(|t| t.name == bare && system.map_or(true, |s| s == t.system || s.is_empty()))
+        .find(|t| t.name == bare && system.is_none_or(|s| s == t.system || s.is_empty()))
 }
 
 /// Fields of a function call event (`call:f`): its first six integer or

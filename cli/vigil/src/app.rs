@@ -197,7 +197,7 @@ pub enum Cmd {
     /// it is durable.  --check MODEL runs an automaton model on the events
     /// as they arrive; --summary says, per producer, what was stored and
     /// what is known lost; --export-trace writes Chrome/Perfetto JSON.
-    Collect(crate::collect_cmd::CollectArgs),
+    Collect(Box<crate::collect_cmd::CollectArgs>),
 
     /// Convert a JSON Lines report to SARIF 2.1.0 (code scanning, IDEs)
     ///

@@ -257,7 +257,7 @@ pub fn storage(m: &Monitor) -> Storage {
                 .binding
                 .rules
                 .iter()
-                .all(|r| r.key.map_or(true, |k| field_name(r, k) == "common_pid"));
+                .all(|r| r.key.is_none_or(|k| field_name(r, k) == "common_pid"));
             if all_self {
                 Storage::Thread
             } else {
@@ -345,7 +345,7 @@ pub fn rule_text(m: &Monitor, r: &Rule) -> String {
         RuleEvent::Event(e) => m.model.events[e].as_str(),
         RuleEvent::Forget => "forget",
     };
-    let mut s = format!("{event} <- {}", r.source.to_string());
+    let mut s = format!("{event} <- {}", r.source);
     if let Some(k) = r.key {
         let f = field_name(r, k);
         let default = matches!(

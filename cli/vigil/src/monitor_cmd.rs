@@ -180,7 +180,7 @@ pub fn check_limits(model: &Model, binding: &Binding) -> Result<()> {
                         r.line,
                         format!(
                             "more than {MAX_RULES_PER_SOURCE} rules on source {}: the eBPF monitor handles at most {MAX_RULES_PER_SOURCE}",
-                            r.source.to_string()
+                            r.source
                         ),
                     ));
                 }
@@ -257,7 +257,7 @@ pub fn spec(model: &Model, binding: &Binding, instances: u32) -> String {
             s,
             "rule {} {event} {mode} {} key={key}",
             r.line,
-            r.source.to_string()
+            r.source
         );
         for (i, c) in r.conds.iter().enumerate() {
             let _ = write!(

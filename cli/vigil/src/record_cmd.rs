@@ -131,7 +131,7 @@ pub fn check_tracepoint(spec: &str) -> Result<()> {
 pub fn check_dest(dest: &str, env: bool) -> Result<()> {
     let ok = if let Some(hp) = dest.strip_prefix("tcp://") {
         matches!(hp.rsplit_once(':'), Some((h, p)) if !h.is_empty()
-            && p.parse::<u16>().map_or(false, |p| p > 0))
+            && p.parse::<u16>().is_ok_and(|p| p > 0))
     } else if let Some(p) = dest.strip_prefix("unix:") {
         !p.is_empty() && p.len() < 108 // sun_path
     } else if let Some(p) = dest.strip_prefix("file:") {

@@ -334,7 +334,7 @@ fn field_index(
             n,
             format!(
                 "unknown field `{name}` for {}; its fields are {}",
-                source.to_string(),
+                source,
                 fields.join(", ")
             ),
         )
