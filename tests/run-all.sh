@@ -96,9 +96,10 @@ done < <(sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*
 
 echo "== cargo clippy (CLI): no warnings"
 if cargo clippy --version >/dev/null 2>&1; then
-  if cargo clippy --quiet --manifest-path "$ROOT/cli/Cargo.toml" --workspace --all-targets -- -D warnings; then
+  if cargo clippy --manifest-path "$ROOT/cli/Cargo.toml" --workspace --all-targets -- -D warnings >"$log/clippy" 2>&1; then
     passed=$((passed + 1))
   else
+    cat "$log/clippy"; echo "cargo clippy failed (exit status above)"
     failed=$((failed + 1)); status=1
   fi
 else
