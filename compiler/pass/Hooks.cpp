@@ -151,14 +151,24 @@ void Instrumenter::emitTouch(IRBuilder<> &B, unsigned A, Value *Bound,
   B.SetInsertPoint(Check);
   B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, 0)), Slow, Touch);
   B.SetInsertPoint(Touch);
-  B.CreateStore(BG, at(B, Inst, VIGIL_HDR_GEN));
-  Value *TouchedP = at(B, Bound, offsetof(vigil_bound, touched));
-  B.CreateStore(B.CreateLoad(Ptr, TouchedP), at(B, Inst, VIGIL_HDR_NEXT));
-  B.CreateStore(Inst, TouchedP);
+  // A signal handler on this thread may touch the same instance between
+  // the check above and the claim (tests/lit/faults/signal.c): linking it
+  // twice made the touched list a cycle, and the bound's end walked it for
+  // ever.  One compare-and-swap claims it, so exactly one of them links it;
+  // the fields are ready before the link, for a handler that comes after.
+  BasicBlock *Link = BasicBlock::Create(C, "link", F);
+  Value *Claim = B.CreateAtomicCmpXchg(at(B, Inst, VIGIL_HDR_GEN), G, BG, MaybeAlign(8),
+                                       AtomicOrdering::Monotonic, AtomicOrdering::Monotonic,
+                                       SyncScope::SingleThread);
+  B.CreateCondBr(B.CreateExtractValue(Claim, 1), Link, Cont);
+  B.SetInsertPoint(Link);
   B.CreateStore(ConstantInt::get(I64, fastInit(A)), at(B, Inst, VIGIL_HDR_FAST));
   B.CreateStore(ConstantInt::get(I32, 0), at(B, Inst, VIGIL_HDR_FLAGS));
   for (unsigned Alt = 0; Alt < As[A].Alternatives.size(); ++Alt)
     B.CreateStore(ConstantInt::get(I64, 0), at(B, Inst, VIGIL_HDR_EVER + 8 * Alt));
+  Value *TouchedP = at(B, Bound, offsetof(vigil_bound, touched));
+  B.CreateStore(B.CreateLoad(Ptr, TouchedP), at(B, Inst, VIGIL_HDR_NEXT));
+  B.CreateStore(Inst, TouchedP);
   bump(B, I64, at(B, Inst, VIGIL_HDR_BOUNDS), 1);
   bump(B, I32, at(B, Bound, offsetof(vigil_bound, pending)), 1);
   B.CreateBr(Cont);
