@@ -184,16 +184,55 @@ def sha256_file(path):
     return h.hexdigest()
 
 
-def environment(args, vigil_root):
-    cpu = "unknown"
+def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return "unknown"
+
+
+def machine(clang, **extra):
+    """What a workload benchmark's report says about where it ran
+    (bench/atomic, bench/static): date, CPU, kernel, vigil's commit, clang."""
+    env = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu_model(),
+           "cpus": os.cpu_count(), "kernel": platform.release(),
+           "vigil_git": sh(["git", "-C", REPO, "rev-parse", "--short", "HEAD"]),
+           "clang": sh([clang, "--version"]).splitlines()[0]}
+    env.update(extra)
+    env.update({"loadavg_start": os.getloadavg(), "python": platform.python_version()})
+    return env
+
+
+def cached_build(name, cmd, out, key_extra, timeout=900):
+    """Runs cmd (which writes out) unless the same command with the same
+    key_extra (the sources and toolchain it depends on) built out already.
+    Returns (out, the command's output, whether it was cached)."""
+    key = hashlib.sha256((json.dumps(cmd) + key_extra).encode()).hexdigest()
+    meta = out + ".meta.json"
+    try:
+        with open(meta) as f:
+            m = json.load(f)
+        if m["key"] == key and os.path.exists(out):
+            return out, m.get("output", ""), True
+    except (OSError, ValueError, KeyError):
+        pass
+    t = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0 or not os.path.exists(out):
+        raise Fatal("build of %s failed (exit %d)\n  $ %s\n%s" % (
+            name, r.returncode, shlex.join(cmd), (r.stdout + r.stderr)[-3000:]), 2)
+    with open(meta, "w") as f:
+        json.dump({"key": key, "cmd": cmd, "seconds": time.monotonic() - t,
+                   "output": r.stdout + r.stderr}, f)
+    return out, r.stdout + r.stderr, False
+
+
+def environment(args, vigil_root):
+    cpu = cpu_model()
     clocksource = ""
     try:
         with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:

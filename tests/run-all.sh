@@ -45,47 +45,34 @@ else
   echo "Rust fuzzing printed no summary"; failed=$((failed + 1)); status=1
 fi
 
+# One lit run (environment assignments first, then the test directories),
+# its counts added to the totals.
+run_lit() {
+  local name=$1; shift
+  local envs=()
+  while [[ $# -gt 0 && $1 == *=* ]]; do envs+=("$1"); shift; done
+  env "${envs[@]}" VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$@" 2>&1 | tee "$log/$name"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  for kind in Passed Failed Unsupported; do
+    n=$(grep -E "^ *$kind *: *[0-9]+" "$log/$name" | sed -E 's/[^0-9]*([0-9]+).*/\1/' | tail -1)
+    n=${n:-0}
+    case $kind in
+      Passed) passed=$((passed + n));;
+      Failed) failed=$((failed + n));;
+      Unsupported) skipped=$((skipped + n));;
+    esac
+  done
+  grep -E "^ *(Passed|Failed)" "$log/$name" >/dev/null || { echo "lit ran no test"; status=1; failed=$((failed + 1)); }
+}
+
 echo "== lit end-to-end and compiler tests"
-VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$ROOT/tests/lit" 2>&1 | tee "$log/lit"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-for kind in Passed Failed Unsupported; do
-  n=$(grep -E "^ *$kind *: *[0-9]+" "$log/lit" | sed -E 's/[^0-9]*([0-9]+).*/\1/' | tail -1)
-  n=${n:-0}
-  case $kind in
-    Passed) passed=$((passed + n));;
-    Failed) failed=$((failed + n));;
-    Unsupported) skipped=$((skipped + n));;
-  esac
-done
-grep -E "^ *(Passed|Failed)" "$log/lit" >/dev/null || { echo "lit ran no test"; status=1; failed=$((failed + 1)); }
+run_lit lit "$ROOT/tests/lit"
 
 echo "== lit end-to-end tests again, every hook a runtime call (VIGIL_FAST_PATH=0)"
-VIGIL_FAST_PATH=0 VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$ROOT/tests/lit/e2e" 2>&1 | tee "$log/lit2"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-for kind in Passed Failed Unsupported; do
-  n=$(grep -E "^ *$kind *: *[0-9]+" "$log/lit2" | sed -E 's/[^0-9]*([0-9]+).*/\1/' | tail -1)
-  n=${n:-0}
-  case $kind in
-    Passed) passed=$((passed + n));;
-    Failed) failed=$((failed + n));;
-    Unsupported) skipped=$((skipped + n));;
-  esac
-done
-grep -E "^ *(Passed|Failed)" "$log/lit2" >/dev/null || { echo "lit ran no test"; status=1; failed=$((failed + 1)); }
+run_lit lit2 VIGIL_FAST_PATH=0 "$ROOT/tests/lit/e2e"
 
 echo "== lit end-to-end tests again, the static checker on (VIGIL_STATIC=report: it prints and must change nothing)"
-VIGIL_STATIC=report VIGIL_BUILD="$BUILD" python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -v "$ROOT/tests/lit/e2e" "$ROOT/tests/lit/faults" "$ROOT/tests/lit/debug" "$ROOT/tests/lit/report" 2>&1 | tee "$log/lit3"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-for kind in Passed Failed Unsupported; do
-  n=$(grep -E "^ *$kind *: *[0-9]+" "$log/lit3" | sed -E 's/[^0-9]*([0-9]+).*/\1/' | tail -1)
-  n=${n:-0}
-  case $kind in
-    Passed) passed=$((passed + n));;
-    Failed) failed=$((failed + n));;
-    Unsupported) skipped=$((skipped + n));;
-  esac
-done
-grep -E "^ *(Passed|Failed)" "$log/lit3" >/dev/null || { echo "lit ran no test"; status=1; failed=$((failed + 1)); }
+run_lit lit3 VIGIL_STATIC=report "$ROOT/tests/lit/e2e" "$ROOT/tests/lit/faults" "$ROOT/tests/lit/debug" "$ROOT/tests/lit/report"
 
 echo "== cargo test (CLI)"
 cargo test --quiet --manifest-path "$ROOT/cli/Cargo.toml" 2>&1 | tee "$log/cargo"

@@ -57,13 +57,10 @@ def _load_suite():
 base = _load_suite()
 
 import argparse  # noqa: E402
-import datetime  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
-import shlex  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -147,23 +144,8 @@ def tree_hash(d):
 def build(a, name, cmd, key_extra):
     out = os.path.join(a.build_dir, "bin", name)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    cmd = cmd + ["-o", out]
-    key = hashlib.sha256((json.dumps(cmd) + key_extra).encode()).hexdigest()
-    meta = out + ".meta.json"
-    try:
-        with open(meta) as f:
-            if json.load(f)["key"] == key and os.path.exists(out):
-                return out, True
-    except (OSError, ValueError, KeyError):
-        pass
-    t = time.monotonic()
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    if r.returncode != 0 or not os.path.exists(out):
-        raise Fatal("build of %s failed (exit %d)\n  $ %s\n%s" % (
-            name, r.returncode, shlex.join(cmd), (r.stdout + r.stderr)[-3000:]), 2)
-    with open(meta, "w") as f:
-        json.dump({"key": key, "cmd": cmd, "seconds": time.monotonic() - t}, f)
-    return out, False
+    path, _, cached = base.cached_build(name, cmd + ["-o", out], out, key_extra)
+    return path, cached
 
 
 def build_all(a):
@@ -762,17 +744,7 @@ def plot(res, path):
 
 
 def environment(a):
-    cpu = "unknown"
-    with open("/proc/cpuinfo") as fh:
-        for line in fh:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    git = base.sh(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
-    return {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu,
-            "cpus": os.cpu_count(), "kernel": platform.release(), "vigil_git": git,
-            "clang": base.sh([a.clang, "--version"]).splitlines()[0],
-            "loadavg_start": os.getloadavg(), "python": platform.python_version()}
+    return base.machine(a.clang)
 
 
 class Ctx:

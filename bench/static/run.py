@@ -60,10 +60,8 @@ def _load_suite():
 base = _load_suite()
 
 import argparse  # noqa: E402
-import datetime  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
 import shlex  # noqa: E402
@@ -125,25 +123,11 @@ def source_key(a):
 
 
 def build(a, name, cmd, key):
-    """Runs cmd (which writes `out`) unless the same command with the same
-    sources built it already; returns (path, the command's output)."""
+    """cmd -o build_dir/name, unless already built from the same sources;
+    returns (path, the command's output)."""
     out = os.path.join(a.build_dir, name)
-    meta = out + ".meta.json"
-    key = hashlib.sha256((json.dumps(cmd) + key).encode()).hexdigest()
-    try:
-        with open(meta) as f:
-            m = json.load(f)
-        if m["key"] == key and os.path.exists(out):
-            return out, m["output"]
-    except (OSError, ValueError, KeyError):
-        pass
-    r = subprocess.run(cmd + ["-o", out], capture_output=True, text=True, timeout=600)
-    if r.returncode != 0 or not os.path.exists(out):
-        raise Fatal("build of %s failed (exit %d)\n  $ %s\n%s" % (
-            name, r.returncode, shlex.join(cmd + ["-o", out]), (r.stdout + r.stderr)[-3000:]), 2)
-    with open(meta, "w") as f:
-        json.dump({"key": key, "cmd": cmd, "output": r.stdout + r.stderr}, f)
-    return out, r.stdout + r.stderr
+    path, output, _ = base.cached_build(name, cmd + ["-o", out], out, key, timeout=600)
+    return path, output
 
 
 def build_all(a):
@@ -457,18 +441,7 @@ def plot(res, path):
 
 
 def environment(a):
-    cpu = "unknown"
-    with open("/proc/cpuinfo") as fh:
-        for line in fh:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu,
-            "cpus": os.cpu_count(), "kernel": platform.release(),
-            "vigil_git": base.sh(["git", "-C", REPO, "rev-parse", "--short", "HEAD"]),
-            "clang": base.sh([a.clang, "--version"]).splitlines()[0],
-            "lwip": base.sh(["pkg-config", "--modversion", "lwip"]),
-            "loadavg_start": os.getloadavg(), "python": platform.python_version()}
+    return base.machine(a.clang, lwip=base.sh(["pkg-config", "--modversion", "lwip"]))
 
 
 def measure(a):

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use crate::cc::{echo, plan, verbose};
 use crate::error::{Error, Result};
 use crate::explain::Format;
-use crate::sarif::{parse_location, path_uri, SCHEMA_URI};
+use crate::sarif::{parse_location, path_uri, sarif_log};
 use crate::tempdir::TempDir;
 
 /// The verdicts of the program made of `files`, and whether one is violated.
@@ -184,19 +184,7 @@ pub fn to_sarif(items: &[Value]) -> Value {
         .iter()
         .map(|v| json!({"id": format!("static/{v}"), "shortDescription": {"text": format!("the static checker's verdict: {v}")}}))
         .collect();
-    json!({
-        "$schema": SCHEMA_URI,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "vigil",
-                "version": env!("CARGO_PKG_VERSION"),
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    })
+    sarif_log(rules, results)
 }
 
 /// "file:line:col: what happens" -> ("file:line:col", "what happens").

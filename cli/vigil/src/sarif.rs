@@ -178,20 +178,25 @@ impl Log {
     }
 
     fn into_sarif(self) -> Value {
-        json!({
-            "$schema": SCHEMA_URI,
-            "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": {
-                    "name": "vigil",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "rules": self.rules,
-                }},
-                "results": self.results,
-            }],
-        })
+        sarif_log(self.rules, self.results)
     }
+}
+
+/// A SARIF 2.1.0 log of one vigil run: its rules and results.
+pub fn sarif_log(rules: Vec<Value>, results: Vec<Value>) -> Value {
+    json!({
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "vigil",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
 }
 
 /// serde_json's messages end in " at line 1 column N"; we say where ourselves.
