@@ -38,6 +38,12 @@
 //!   or `run` rule starts every instance in the initial state at its first
 //!   event.
 //!
+//! * `const NAME = VALUE[ns|us|ms|s|j]` names a value a hybrid model's
+//!   constraints use (`clk < threshold_jiffies`, `clk < DEADLINE_NS()`);
+//!   `hz N` converts jiffies to nanoseconds; `env NAME = FIELD` says which
+//!   event field a guard's variable (`irq_off == 1`) is read from, when the
+//!   field has another name.
+//!
 //! Fields of a rule are numbered `source fields ++ sources::COMMON`.
 
 use std::path::{Path, PathBuf};
@@ -191,6 +197,30 @@ pub struct Binding {
     /// meaningful end; `vigil check` and `vigil monitor` warn that they
     /// ignore it.  Default (`at_exit ignore`): no check.
     pub at_exit_final: Option<u32>,
+    /// `const NAME = VALUE`: values a hybrid model's constraints name.
+    pub consts: Vec<Const>,
+    /// `hz N` (its value and line): the tick rate that converts jiffies
+    /// (`10j`, `const x = 250j`) to nanoseconds.
+    pub hz: Option<(i64, u32)>,
+    /// `env NAME = FIELD`: a guard's variable NAME is the event's FIELD
+    /// (without one, the field of the same name).
+    pub envs: Vec<EnvAlias>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvAlias {
+    pub name: String,
+    pub field: String,
+    pub line: u32,
+}
+
+/// A named value of a binding (`const threshold_jiffies = 4s`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Const {
+    pub name: String,
+    pub value: i64,
+    pub unit: crate::guard::Unit,
+    pub line: u32,
 }
 
 impl Binding {

@@ -5,6 +5,9 @@
 //! * [`dot2c`]: [`Model`] → C, byte-compatible with the kernel's dot2c/dot2k
 //! * [`render`]: [`Model`] → Graphviz source (optionally one transition in
 //!   red) and SVG through `dot -Tsvg`
+//! * [`compiled`]: a model and its binding compiled into the one numeric
+//!   form every engine reads, and the reference step function
+//! * [`guard`]: hybrid constraints (`clk < 100us`) in normal form
 //! * [`binding`]: a binding file: which event source feeds each model event
 //! * [`sources`]: the catalogue of event sources vigil knows (tracepoints
 //!   and their fields, function call/return), shared by the offline checker,
@@ -16,8 +19,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub mod binding;
+pub mod compiled;
 pub mod dot;
 pub mod dot2c;
+pub mod guard;
 pub mod render;
 pub mod sources;
 

@@ -11,6 +11,8 @@
 //! all accepted.
 use std::path::{Path, PathBuf};
 
+use super::{Const, EnvAlias};
+
 use super::{Binding, Cond, Mode, Op, Rule, RuleEvent, Scope, Source};
 use crate::sources;
 use crate::{Diagnostic, Model};
@@ -20,6 +22,9 @@ struct Header {
     model: Option<(PathBuf, u32)>,
     scope: Option<(Scope, u32)>,
     at_exit: Option<(bool, u32)>,
+    consts: Vec<Const>,
+    hz: Option<(i64, u32)>,
+    envs: Vec<EnvAlias>,
 }
 
 /// The text of a line without its comment.
@@ -51,6 +56,9 @@ fn header(path: &Path, text: &str, want_scope: bool) -> Result<Header, Diagnosti
         model: None,
         scope: None,
         at_exit: None,
+        consts: Vec::new(),
+        hz: None,
+        envs: Vec::new(),
     };
     let err = |line: u32, msg: String| Diagnostic::new(path, line, msg);
     for (n, line) in lines(text) {
@@ -120,11 +128,36 @@ fn header(path: &Path, text: &str, want_scope: bool) -> Result<Header, Diagnosti
                 h.at_exit = Some((check, n));
             }
             "at_exit" => {}
+            "const" if want_scope => h.consts.push(parse_const(path, n, line, &h.consts)?),
+            "hz" if want_scope => {
+                if let Some((_, first)) = h.hz {
+                    return Err(err(n, format!("duplicate `hz` line (the first is line {first})")));
+                }
+                let hz = match words.get(1..) {
+                    Some([v]) => v.parse::<i64>().ok().filter(|&v| (1..=100_000).contains(&v)),
+                    _ => None,
+                };
+                let Some(hz) = hz else {
+                    return Err(err(n, "`hz` takes the kernel's tick rate, an integer (e.g. `hz 250`)".into()));
+                };
+                h.hz = Some((hz, n));
+            }
+            "env" if want_scope => {
+                let alias = match words.as_slice() {
+                    [_, name, "=", field] if is_ident(name) && is_ident(field) => EnvAlias { name: name.to_string(), field: field.to_string(), line: n },
+                    _ => return Err(err(n, "expected `env NAME = FIELD`: a hybrid guard's variable NAME is read from the event's FIELD".into())),
+                };
+                if let Some(first) = h.envs.iter().find(|e| e.name == alias.name) {
+                    return Err(err(n, format!("duplicate `env {}` (the first is line {})", alias.name, first.line)));
+                }
+                h.envs.push(alias);
+            }
+            "const" | "hz" | "env" => {}
             other if want_scope => {
                 return Err(err(
                     n,
                     format!(
-                        "expected a rule `EVENT <- SOURCE ...`, `model FILE`, `scope SCOPE` or `at_exit final|ignore`, found `{other}`"
+                        "expected a rule `EVENT <- SOURCE ...`, `model FILE`, `scope SCOPE`, `at_exit final|ignore`, `const NAME = VALUE`, `env NAME = FIELD` or `hz N`, found `{other}`"
                     ),
                 ))
             }
@@ -132,6 +165,26 @@ fn header(path: &Path, text: &str, want_scope: bool) -> Result<Header, Diagnosti
         }
     }
     Ok(h)
+}
+
+/// `const NAME = VALUE[unit]`: a value a hybrid model's constraints name
+/// (`threshold_jiffies`, `DEADLINE_NS()`), in nanoseconds when it has a
+/// time unit.
+fn parse_const(path: &Path, n: u32, line: &str, seen: &[Const]) -> Result<Const, Diagnostic> {
+    let err = |msg: String| Diagnostic::new(path, n, msg);
+    let rest = line.trim_start().strip_prefix("const").unwrap_or("");
+    let Some((name, value)) = rest.split_once('=') else {
+        return Err(err("expected `const NAME = VALUE` (e.g. `const threshold_jiffies = 4s`)".into()));
+    };
+    let (name, value) = (name.trim(), value.trim());
+    if !is_ident(name) {
+        return Err(err(format!("`{name}` is not a valid name for a constant")));
+    }
+    if let Some(first) = seen.iter().find(|c| c.name == name) {
+        return Err(err(format!("duplicate constant `{name}` (the first is line {})", first.line)));
+    }
+    let (value, unit) = crate::guard::parse_value(value).map_err(err)?;
+    Ok(Const { name: name.to_string(), value, unit, line: n })
 }
 
 pub(super) fn model_path(path: &Path) -> Result<Option<PathBuf>, Diagnostic> {
@@ -176,6 +229,9 @@ pub(super) fn parse(path: &Path, text: &str, model: &Model) -> Result<Binding, D
             Some((true, line)) => Some(line),
             _ => None,
         },
+        consts: h.consts,
+        hz: h.hz,
+        envs: h.envs,
     })
 }
 
