@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 use vigil_model::binding::Scope;
 use vigil_model::{Binding, Model};
 use vigil_stream::{Batch, EventDecl, EventKind, Hello};
-use vigil_trace::engine::{Machine, Rule, Step, FORGET};
+use vigil_trace::engine::{Compiled, Machine, Rule, Verdict, FORGET};
 
 use crate::catalog::ViolationRow;
 use crate::report::{self, Found};
@@ -33,6 +33,8 @@ pub struct ModelRun {
     pub binding: Binding,
     /// How to name the model to `vigil render`.
     pub model_arg: String,
+    /// `model` and `binding` compiled (vigil_model::compiled::compile).
+    pub compiled: Arc<Compiled>,
 }
 
 pub enum CheckWork {
@@ -118,7 +120,7 @@ struct Run {
 impl Run {
     fn new(m: ModelRun) -> Run {
         let rules = (0..m.binding.rules.len())
-            .map(|i| Rule::compile(&m.binding, i))
+            .map(|i| Rule::compile(&m.compiled, i))
             .collect();
         Run { m, rules }
     }
@@ -182,7 +184,7 @@ impl Thread {
                     routes: vec![Vec::new(); runs.len()],
                     keep_entry: Vec::new(),
                     entry_of: Vec::new(),
-                    machines: runs.iter().map(|r| Machine::new(&r.m.model, &r.m.binding)).collect(),
+                    machines: runs.iter().map(|r| Machine::new(r.m.compiled.clone())).collect(),
                     threads: HashMap::new(),
                     done_until: i64::MIN,
                 });
@@ -277,6 +279,13 @@ impl Thread {
             Some(w)
         });
         for ri in 0..self.runs.len() {
+            if sc.machines[ri].timed() {
+                let mut found = Vec::new();
+                sc.machines[ri].expire(ev.ns.max(0) as u64, |key, v, _| found.push((key, v)));
+                for (key, v) in found {
+                    self.violation(stream, sc, ri, None, thread, ev, key, v);
+                }
+            }
             for k in 0..sc.routes[ri].get(id).map_or(0, |v| v.len()) {
                 let route = &sc.routes[ri][id][k];
                 let mut vals = [0i64; 16];
@@ -296,17 +305,16 @@ impl Thread {
                 }
                 let run = &self.runs[ri];
                 let rule = &run.rules[rule_idx];
-                if !rule.holds(&vals) {
+                let machine = &mut sc.machines[ri];
+                if !machine.holds(rule, &vals) {
                     continue;
                 }
                 self.totals.fired += 1;
-                let key = rule.key_of(&vals);
-                let found = match sc.machines[ri].fire(rule.event, key, rule.mode) {
-                    Step::Ok => continue,
-                    Step::Violation(s) => (s, report::Kind::Event),
-                    Step::NotFinal(s) => (s, report::Kind::NotFinal),
-                };
-                self.violation(stream, sc, ri, rule_idx, thread, ev, key, found);
+                let key = machine.key_of(rule, &vals);
+                let v = machine.fire(rule, key, &vals, ev.ns.max(0) as u64);
+                if v != Verdict::Ok {
+                    self.violation(stream, sc, ri, Some(rule_idx), thread, ev, key, v);
+                }
             }
         }
     }
@@ -333,21 +341,31 @@ impl Thread {
         stream: &str,
         sc: &StreamCheck,
         run: usize,
-        rule: usize,
+        rule: Option<usize>,
         thread: i64,
         ev: &Ev,
         key: i64,
-        (state, kind): (u32, report::Kind),
+        verdict: Verdict,
     ) {
         self.totals.violations += 1;
         let r = &self.runs[run];
         let m = &r.m.model;
-        let brule = &r.m.binding.rules[r.rules[rule].index];
+        let state = verdict.from().unwrap_or(0) as u32;
+        let kind = match verdict {
+            Verdict::Guard { .. } => report::Kind::Guard,
+            Verdict::Invariant { .. } => report::Kind::Invariant,
+            Verdict::NotFinal { .. } => report::Kind::NotFinal,
+            _ => report::Kind::Event,
+        };
         let decl = &sc.decls[ev.id as usize];
-        let event = if r.rules[rule].event == FORGET {
-            "forget".to_string()
-        } else {
-            m.events[r.rules[rule].event as usize].clone()
+        let event = match rule.map(|i| r.rules[i].event) {
+            None => "none".to_string(),
+            Some(FORGET) => "forget".to_string(),
+            Some(e) => m.events[e as usize].clone(),
+        };
+        let rule_at = match rule {
+            Some(i) => format!("{}:{}", r.m.binding.path.display(), r.m.binding.rules[r.rules[i].index].line),
+            None => "(none: time passed)".to_string(),
         };
         let f = Found {
             kind,
@@ -365,7 +383,7 @@ impl Thread {
             state: &m.states[state as usize],
             event: &event,
             allowed: m.allowed(state as usize),
-            rule: format!("{}:{}", r.m.binding.path.display(), brule.line),
+            rule: rule_at,
         };
         let _ = if self.json {
             f.write_json(&mut self.out)

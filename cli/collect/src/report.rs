@@ -44,6 +44,8 @@ impl Found<'_> {
         let what = match self.kind {
             Kind::Event => format!("event {} not allowed in state {}", self.event, self.state),
             Kind::NotFinal => format!("instance forgotten in non-final state {}", self.state),
+            Kind::Guard => format!("guard false for event {} in state {}", self.event, self.state),
+            Kind::Invariant => format!("invariant of state {} expired", self.state),
         };
         writeln!(out, "violation: {}: {what}", self.model)?;
         writeln!(

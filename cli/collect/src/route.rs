@@ -148,7 +148,8 @@ mod tests {
             &m,
         )
         .unwrap();
-        let rules: Vec<Rule> = (0..b.rules.len()).map(|i| Rule::compile(&b, i)).collect();
+        let c = vigil_model::compiled::compile(&m, &b).unwrap();
+        let rules: Vec<Rule> = (0..b.rules.len()).map(|i| Rule::compile(&c, i)).collect();
         let ret = decl("pthread_mutex_lock", EventKind::Return, 1, &["ret"]);
         let r = routes(&b, &rules, &ret);
         assert_eq!(r.len(), 1);

@@ -38,7 +38,7 @@ fn model_files() -> Vec<PathBuf> {
 /// A binding that feeds every event from `call:EVENT`, per task, with the
 /// constants and environment variables the hybrid models name.
 fn synthetic_binding(m: &Model) -> Binding {
-    let mut text = String::from("scope task\nconst threshold_jiffies = 4s\nconst DEADLINE_NS = 10ms\n");
+    let mut text = String::from("scope task\nconst threshold_jiffies = 4s\nconst threshold = 1s\nconst DEADLINE_NS = 10ms\n");
     for (i, env) in ["irq_off", "preempt_off", "is_defer", "is_constr_dl"].iter().enumerate() {
         text += &format!("env {env} = arg{i}\n");
     }

@@ -13,9 +13,11 @@ use vigil_model::binding::{Binding, Scope, Source};
 use vigil_model::sources;
 use vigil_model::{Diagnostic, Model};
 
-use crate::engine::{Machine, Rule, Step, FORGET};
+use std::sync::Arc;
+
+use crate::engine::{Machine, Rule, Verdict, FORGET};
 use crate::format::{self, FieldSrc, Format, Kind};
-use crate::line::{lost_marker, parse_header, Header};
+use crate::line::{format_ns, lost_marker, parse_header, timestamp_ns, Header};
 use crate::report::{self, Summary, Violation};
 
 /// Fields per source, at most (own fields + the common ones).
@@ -79,6 +81,8 @@ struct RunState<'t> {
     s: Summary,
     warned: u64,
     vals: [i64; MAX_FIELDS],
+    /// Trace time of the last record, ns (hybrid automata only).
+    now: u64,
 }
 
 extern "C" {
@@ -118,6 +122,7 @@ impl<'a> Checker<'a> {
     /// Compile; refuses bindings whose sources never appear in an ftrace
     /// text trace (functions, bare tracepoints).
     pub fn new(model: &'a Model, binding: &'a Binding) -> Result<Checker<'a>, Diagnostic> {
+        let compiled = Arc::new(vigil_model::compiled::compile(model, binding)?);
         let mut plans: Vec<EventPlan> = Vec::new();
         for (index, rule) in binding.rules.iter().enumerate() {
             let err = |msg: String| Diagnostic::new(&binding.path, rule.line, msg);
@@ -164,9 +169,8 @@ impl<'a> Checker<'a> {
                 }
             };
             let plan = &mut plans[pi];
-            let mut used: Vec<usize> = rule.conds.iter().map(|c| c.field).collect();
-            used.extend(rule.key);
-            for f in used {
+            let compiled_rule = Rule::compile(&compiled, index);
+            for f in compiled_rule.fields() {
                 if plan.needs.iter().any(|n| n.field == f) {
                     continue;
                 }
@@ -195,13 +199,13 @@ impl<'a> Checker<'a> {
                     get,
                 });
             }
-            plan.rules.push(Rule::compile(binding, index));
+            plan.rules.push(compiled_rule);
         }
         Ok(Checker {
             model,
             binding,
             plans,
-            machine: Machine::new(model, binding),
+            machine: Machine::new(compiled),
         })
     }
 
@@ -225,6 +229,7 @@ impl<'a> Checker<'a> {
             s: Summary::default(),
             warned: 0,
             vals: [0; MAX_FIELDS],
+            now: 0,
         };
         let mut carry: Vec<u8> = Vec::with_capacity(4096);
         loop {
@@ -300,6 +305,9 @@ impl<'a> Checker<'a> {
             }
         };
         st.s.events += 1;
+        if self.machine.timed() {
+            self.advance(st, &h, line, out, cfg)?;
+        }
         let pi = match self
             .plans
             .iter()
@@ -368,20 +376,40 @@ impl<'a> Checker<'a> {
             return self.warn(warn, cfg, st, &msg);
         }
         st.s.matched += 1;
-        for (ri, r) in plan.rules.iter().enumerate() {
-            if !r.holds(&st.vals) {
+        for r in plan.rules.iter() {
+            if !self.machine.holds(r, &st.vals) {
                 continue;
             }
-            let key = r.key_of(&st.vals);
-            let (from, kind) = match self.machine.fire(r.event, key, r.mode) {
-                Step::Ok => continue,
-                Step::Violation(from) => (from, report::Kind::Event),
-                Step::NotFinal(from) => (from, report::Kind::NotFinal),
-            };
+            let key = self.machine.key_of(r, &st.vals);
+            let v = self.machine.fire(r, key, &st.vals, st.now);
+            if v == Verdict::Ok {
+                continue;
+            }
             st.s.violations += 1;
-            self.report(
-                out, cfg, st.trace, st.s.lines, &h, line, pi, ri, key, from, kind,
-            )?;
+            self.report(out, cfg, st.trace, st.s.lines, &h, line, Some(r), key, v, None)?;
+        }
+        Ok(())
+    }
+
+    /// Trace time moves to this record's: invariants that expired before
+    /// it are violations (reported at their expiry, seen at this line).
+    fn advance(
+        &mut self,
+        st: &mut RunState<'_>,
+        h: &Header<'_>,
+        line: &[u8],
+        out: &mut dyn Write,
+        cfg: &Config,
+    ) -> io::Result<()> {
+        match timestamp_ns(h.timestamp) {
+            Some(t) => st.now = st.now.max(t),
+            None => return Ok(()),
+        }
+        let mut found = Vec::new();
+        self.machine.expire(st.now, |key, v, at| found.push((key, v, at)));
+        for (key, v, at) in found {
+            st.s.violations += 1;
+            self.report(out, cfg, st.trace, st.s.lines, h, line, None, key, v, Some(at))?;
         }
         Ok(())
     }
@@ -418,18 +446,30 @@ impl<'a> Checker<'a> {
         line_no: u64,
         h: &Header<'_>,
         text: &[u8],
-        plan: usize,
-        rule: usize,
+        rule: Option<&Rule>,
         key: i64,
-        state: u32,
-        kind: report::Kind,
+        verdict: Verdict,
+        expired_at: Option<u64>,
     ) -> io::Result<()> {
         let m = self.model;
-        let r = &self.plans[plan].rules[rule];
-        let brule = &self.binding.rules[r.index];
-        let state = state as usize;
+        let c = self.machine.compiled();
+        let state = verdict.from().unwrap_or(0) as usize;
+        let (kind, constraint) = match verdict {
+            Verdict::Guard { guard, .. } => {
+                let g = &c.guards[guard as usize];
+                (report::Kind::Guard, Some((g.text.as_str(), format!("{}:{}", m.path.display(), g.line))))
+            }
+            Verdict::Invariant { from } => {
+                let i = c.invariants[from as usize].as_ref().expect("an invariant expired");
+                (report::Kind::Invariant, Some((i.text.as_str(), format!("{}:{}", m.path.display(), i.line))))
+            }
+            Verdict::NotFinal { .. } => (report::Kind::NotFinal, None),
+            _ => (report::Kind::Event, None),
+        };
+        let at = expired_at.map(format_ns);
         let v = Violation {
             kind,
+            constraint,
             model: &m.name,
             model_arg: if cfg.model_arg.is_empty() {
                 &m.name
@@ -438,7 +478,7 @@ impl<'a> Checker<'a> {
             },
             trace,
             line: line_no,
-            timestamp: h.timestamp,
+            timestamp: at.as_deref().map_or(h.timestamp, str::as_bytes),
             comm: h.comm,
             pid: h.pid,
             cpu: h.cpu,
@@ -449,10 +489,10 @@ impl<'a> Checker<'a> {
                 Some(key)
             },
             state: &m.states[state],
-            event: if r.event == FORGET {
-                "forget"
-            } else {
-                &m.events[r.event as usize]
+            event: match rule {
+                None => "none",
+                Some(r) if r.event == FORGET => "forget",
+                Some(r) => &m.events[r.event as usize],
             },
             allowed: m.allowed(state),
             finals: m
@@ -462,7 +502,10 @@ impl<'a> Checker<'a> {
                 .filter(|(_, f)| **f)
                 .map(|(s, _)| s.as_str())
                 .collect(),
-            rule: format!("{}:{}", self.binding.path.display(), brule.line),
+            rule: match rule {
+                Some(r) => format!("{}:{}", self.binding.path.display(), self.binding.rules[r.index].line),
+                None => "(none: time passed)".to_string(),
+            },
             text,
         };
         if cfg.json {

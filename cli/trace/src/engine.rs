@@ -1,8 +1,11 @@
 //! The automaton engine shared by the offline checker (`vigil check`, over
 //! ftrace text) and the collector (`vigil collect --check`, over event
-//! streams): compiled rules and one automaton per instance.
+//! streams): the compiled model ([`vigil_model::compiled`]), one
+//! [`Inst`] per instance in a hash map, and for hybrid automata a heap of
+//! expiries that trace time fires.
 //!
-//! Semantics are the kernel's (and the binding language's, see
+//! The step is [`Compiled::decide`], the reference semantics every engine
+//! follows; in words (and the binding language's, see
 //! [`vigil_model::binding`]):
 //!
 //! * every rule whose source is the event's and whose conditions hold
@@ -20,105 +23,74 @@
 //!
 //! What a front end does is read the fields a rule needs into a value
 //! array indexed like the rule's source fields ([`vigil_model::Source::fields`]),
-//! then call [`Rule::fires`] and [`Machine::fire`].
+//! call [`Machine::expire`] with the event's time (hybrid automata only),
+//! then [`Machine::holds`] and [`Machine::fire`] for each of its rules.
 
+use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
 
-use vigil_model::binding::{Binding, Mode, Op, RuleEvent};
-use vigil_model::Model;
+pub use vigil_model::compiled::{Compiled, Inst, Kind, Verdict, FORGET, NEVER, NO_FIELD};
+use vigil_model::binding::Mode;
 
 use crate::fxhash::FxHashMap;
 
-/// "no transition" in the flattened table.
-const NONE: u32 = u32::MAX;
-/// The event number of `forget`.
-pub const FORGET: u32 = u32::MAX;
-
-/// One binding rule, compiled: which model event it feeds, the field that
-/// keys the instance and its conditions (field indices are the source's).
+/// One binding rule as a front end plans it: which fields to read.
 #[derive(Debug, Clone)]
 pub struct Rule {
-    /// Index into the binding's rules.
+    /// Index into the binding's rules (and the compiled rules).
     pub index: usize,
     /// Model event, or [`FORGET`].
-    pub event: u32,
-    pub key: Option<usize>,
-    pub conds: Vec<(usize, Op, i64)>,
+    pub event: u16,
     pub mode: Mode,
+    fields: Vec<usize>,
 }
 
 impl Rule {
-    pub fn compile(binding: &Binding, index: usize) -> Rule {
-        let rule = &binding.rules[index];
-        Rule {
-            index,
-            event: match rule.event {
-                RuleEvent::Event(e) => e as u32,
-                RuleEvent::Forget => FORGET,
-            },
-            key: rule.key,
-            conds: rule
-                .conds
-                .iter()
-                .map(|c| (c.field, c.op, c.value))
-                .collect(),
-            mode: rule.mode,
+    pub fn compile(c: &Compiled, index: usize) -> Rule {
+        let r = &c.rules[index];
+        let mut fields: Vec<usize> = c.cmps[r.cond_first as usize..][..r.cond_n as usize]
+            .iter()
+            .map(|k| k.lhs as usize)
+            .collect();
+        if r.key != NO_FIELD {
+            fields.push(r.key as usize);
         }
+        fields.extend(r.env_fields.iter().filter(|&&f| f != NO_FIELD).map(|&f| f as usize));
+        let mut seen = 0u32;
+        fields.retain(|&f| {
+            let first = seen & (1 << f) == 0;
+            seen |= 1 << f;
+            first
+        });
+        Rule { index, event: r.event, mode: r.mode, fields }
     }
 
-    /// The fields this rule reads: its conditions' and its key.
+    /// The fields this rule reads: its conditions', its key and the
+    /// environment variables of its event's guards.
     pub fn fields(&self) -> impl Iterator<Item = usize> + '_ {
-        self.conds.iter().map(|c| c.0).chain(self.key)
-    }
-
-    /// Whether the conditions hold for these field values.
-    #[inline]
-    pub fn holds(&self, vals: &[i64]) -> bool {
-        self.conds.iter().all(|&(f, op, v)| op.holds(vals[f], v))
-    }
-
-    /// The instance key for these field values (0 for scope global).
-    #[inline]
-    pub fn key_of(&self, vals: &[i64]) -> i64 {
-        self.key.map_or(0, |k| vals[k])
+        self.fields.iter().copied()
     }
 }
 
-/// What one rule firing did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    Ok,
-    /// The event was not allowed in this state (the instance is reset).
-    Violation(u32),
-    /// Forgotten in this non-final state.
-    NotFinal(u32),
-}
-
-/// The automata: a flattened transition table and the live instances.
+/// The automata: the compiled model and the live instances.
 pub struct Machine {
-    nev: usize,
-    table: Vec<u32>,
-    finals: Vec<bool>,
-    has_start: bool,
-    inst: FxHashMap<i64, u32>,
+    c: Arc<Compiled>,
+    inst: FxHashMap<i64, Inst>,
+    /// Hybrid automata: (expiry, key), earliest first; stale entries (the
+    /// instance moved on) are skipped when popped.
+    timers: BinaryHeap<Reverse<(u64, i64)>>,
     started: u64,
 }
 
 impl Machine {
-    pub fn new(model: &Model, binding: &Binding) -> Machine {
-        let nev = model.events.len();
-        let mut table = Vec::with_capacity(model.states.len() * nev);
-        for row in &model.function {
-            table.extend(row.iter().map(|n| n.map_or(NONE, |s| s as u32)));
-        }
-        Machine {
-            nev,
-            table,
-            finals: model.finals.clone(),
-            has_start: binding.has_start_rules(),
-            inst: FxHashMap::default(),
-            started: 0,
-        }
+    pub fn new(c: Arc<Compiled>) -> Machine {
+        Machine { c, inst: FxHashMap::default(), timers: BinaryHeap::new(), started: 0 }
+    }
+
+    pub fn compiled(&self) -> &Compiled {
+        &self.c
     }
 
     /// Instances started so far.
@@ -131,40 +103,75 @@ impl Machine {
         self.inst.len() as u64
     }
 
-    /// Fires `event` ([`FORGET`] or a model event) on the instance `key`.
+    /// True when time matters (the model has clocks or guards).
+    pub fn timed(&self) -> bool {
+        self.c.kind == Kind::Ha
+    }
+
     #[inline]
-    pub fn fire(&mut self, event: u32, key: i64, mode: Mode) -> Step {
-        if event == FORGET {
-            return match self.inst.remove(&key) {
-                Some(s) if !self.finals[s as usize] => Step::NotFinal(s),
-                _ => Step::Ok,
-            };
-        }
-        let state = match self.inst.entry(key) {
-            Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(v) => {
-                if mode == Mode::Plain && self.has_start {
-                    return Step::Ok;
+    pub fn holds(&self, r: &Rule, vals: &[i64]) -> bool {
+        self.c.rule_holds(&self.c.rules[r.index], vals)
+    }
+
+    #[inline]
+    pub fn key_of(&self, r: &Rule, vals: &[i64]) -> i64 {
+        self.c.key_of(&self.c.rules[r.index], vals)
+    }
+
+    /// Fires `r` on the instance `key`, at `now_ns` (trace time).
+    #[inline]
+    pub fn fire(&mut self, r: &Rule, key: i64, vals: &[i64], now_ns: u64) -> Verdict {
+        let rule = &self.c.rules[r.index];
+        let (v, expiry) = match self.inst.entry(key) {
+            Entry::Occupied(mut o) => {
+                let before = o.get().expiry_ns;
+                let v = self.c.decide(rule, o.get_mut(), vals, now_ns);
+                let after = o.get().expiry_ns;
+                if o.get().word == 0 {
+                    o.remove();
+                    return v;
+                }
+                (v, (after != before).then_some(after))
+            }
+            Entry::Vacant(slot) => {
+                let mut i = Inst::UNMONITORED;
+                let v = self.c.decide(rule, &mut i, vals, now_ns);
+                if i.word == 0 {
+                    return v;
                 }
                 self.started += 1;
-                let s = v.insert(0);
-                if mode == Mode::Start {
-                    return Step::Ok;
-                }
-                s
+                slot.insert(i);
+                (v, Some(i.expiry_ns))
             }
         };
-        let from = *state;
-        let next = self.table[from as usize * self.nev + event as usize];
-        if next != NONE {
-            *state = next;
-            return Step::Ok;
+        if let Some(at) = expiry.filter(|&at| at != NEVER) {
+            self.timers.push(Reverse((at, key)));
         }
-        if self.has_start {
-            self.inst.remove(&key);
-        } else {
-            *state = 0;
+        v
+    }
+
+    /// Fires every expiry at or before `now_ns`, earliest first: `found`
+    /// gets the key, the verdict and the time the invariant turned false.
+    pub fn expire(&mut self, now_ns: u64, mut found: impl FnMut(i64, Verdict, u64)) {
+        while let Some(&Reverse((at, key))) = self.timers.peek() {
+            if at > now_ns {
+                break;
+            }
+            self.timers.pop();
+            let Some(inst) = self.inst.get_mut(&key) else { continue };
+            if inst.expiry_ns != at {
+                continue;
+            }
+            let v = self.c.expire(inst, at);
+            let (word, next) = (inst.word, inst.expiry_ns);
+            if word == 0 {
+                self.inst.remove(&key);
+            } else if next != NEVER {
+                self.timers.push(Reverse((next, key)));
+            }
+            if v != Verdict::Ok {
+                found(key, v, at);
+            }
         }
-        Step::Violation(from)
     }
 }

@@ -181,6 +181,38 @@ fn parse_task(left: &[u8]) -> Option<(&[u8], i64, Option<i64>)> {
     Some((trim_start(&left[..dash]), pid, tgid))
 }
 
+/// A header's timestamp (`5453.816000`, seconds with up to nine decimals)
+/// in nanoseconds.
+pub fn timestamp_ns(t: &[u8]) -> Option<u64> {
+    let (secs, frac) = match t.iter().position(|&b| b == b'.') {
+        Some(i) => (&t[..i], &t[i + 1..]),
+        None => (t, &t[..0]),
+    };
+    if secs.is_empty() || frac.len() > 9 || !secs.iter().chain(frac).all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut s: u64 = 0;
+    for &d in secs {
+        s = s.checked_mul(10)?.checked_add((d - b'0') as u64)?;
+    }
+    let mut f: u64 = 0;
+    for i in 0..9 {
+        f = f * 10 + frac.get(i).map_or(0, |d| (d - b'0') as u64);
+    }
+    s.checked_mul(1_000_000_000)?.checked_add(f)
+}
+
+/// Nanoseconds as a trace writes them: six decimals when whole
+/// microseconds, else nine.
+pub fn format_ns(ns: u64) -> String {
+    let (s, f) = (ns / 1_000_000_000, ns % 1_000_000_000);
+    if f % 1000 == 0 {
+        format!("{s}.{:06}", f / 1000)
+    } else {
+        format!("{s}.{f:09}")
+    }
+}
+
 /// Parse an event line's header; `None` for anything that is not one.
 pub fn parse_header(line: &[u8]) -> Option<Header<'_>> {
     let mut from = 0;
@@ -267,6 +299,18 @@ pub fn lost_marker(line: &[u8]) -> Option<Option<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(timestamp_ns(b"5453.816000"), Some(5_453_816_000_000));
+        assert_eq!(timestamp_ns(b"1.000000001"), Some(1_000_000_001));
+        assert_eq!(timestamp_ns(b"12"), Some(12_000_000_000));
+        assert_eq!(timestamp_ns(b"1.0000000001"), None);
+        assert_eq!(timestamp_ns(b"1.5x"), None);
+        assert_eq!(timestamp_ns(b"99999999999999999999.1"), None);
+        assert_eq!(format_ns(5_453_816_000_000), "5453.816000");
+        assert_eq!(format_ns(1_000_000_001), "1.000000001");
+    }
 
     fn h(line: &str) -> Header<'_> {
         parse_header(line.as_bytes()).unwrap_or_else(|| panic!("no header in {line:?}"))

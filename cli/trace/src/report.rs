@@ -11,6 +11,10 @@ pub enum Kind {
     Event,
     /// A `forget` rule ended an instance in a state that is not final.
     NotFinal,
+    /// A hybrid automaton's guard was false for the event.
+    Guard,
+    /// Time passed a state's invariant (no event needed).
+    Invariant,
 }
 
 impl Kind {
@@ -18,6 +22,8 @@ impl Kind {
         match self {
             Kind::Event => "event",
             Kind::NotFinal => "not-final",
+            Kind::Guard => "guard",
+            Kind::Invariant => "invariant",
         }
     }
 }
@@ -48,6 +54,9 @@ pub struct Violation<'a> {
     pub rule: String,
     /// The trace line, without its newline.
     pub text: &'a [u8],
+    /// Guard and invariant violations: the constraint as written and its
+    /// `model-file:line`.
+    pub constraint: Option<(&'a str, String)>,
 }
 
 /// `s` as the inside of a JSON string.
@@ -80,6 +89,11 @@ fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
 
+/// `name:` padded to the report's value column.
+fn label(name: &str) -> String {
+    format!("{:<10}", format!("{name}: "))
+}
+
 fn json_list(items: &[&str]) -> String {
     let v: Vec<String> = items.iter().map(|s| json_str(s)).collect();
     format!("[{}]", v.join(","))
@@ -110,6 +124,25 @@ impl Violation<'_> {
                     self.model, self.state
                 );
             }
+            Kind::Guard => {
+                let _ = writeln!(
+                    s,
+                    "violation: {}: guard `{}` false for event {} in state {}",
+                    self.model,
+                    self.constraint.as_ref().map_or("", |c| c.0),
+                    self.event,
+                    self.state
+                );
+            }
+            Kind::Invariant => {
+                let _ = writeln!(
+                    s,
+                    "violation: {}: invariant `{}` of state {} expired",
+                    self.model,
+                    self.constraint.as_ref().map_or("", |c| c.0),
+                    self.state
+                );
+            }
         }
         let _ = writeln!(
             s,
@@ -118,13 +151,9 @@ impl Violation<'_> {
             self.line,
             lossy(self.timestamp)
         );
-        let _ = writeln!(
-            s,
-            "  task:     {}-{} on cpu {}",
-            lossy(self.comm),
-            self.pid,
-            self.cpu
-        );
+        if self.kind != Kind::Invariant {
+            let _ = writeln!(s, "  task:     {}-{} on cpu {}", lossy(self.comm), self.pid, self.cpu);
+        }
         let _ = writeln!(s, "  instance: {}", self.instance());
         let _ = writeln!(s, "  state:    {}", self.state);
         let _ = writeln!(s, "  event:    {}", self.event);
@@ -137,8 +166,13 @@ impl Violation<'_> {
         if self.kind == Kind::NotFinal {
             let _ = writeln!(s, "  final:    {}", self.finals.join(" "));
         }
+        if let Some((text, at)) = &self.constraint {
+            let what = if self.kind == Kind::Guard { "guard" } else { "invariant" };
+            let _ = writeln!(s, "  {}{text} ({at})", label(what));
+        }
         let _ = writeln!(s, "  rule:     {}", self.rule);
-        let _ = writeln!(s, "  line:     {}", lossy(self.text).trim());
+        let seen = if self.kind == Kind::Invariant { "seen at" } else { "line" };
+        let _ = writeln!(s, "  {}{}", label(seen), lossy(self.text).trim());
         if self.kind == Kind::Event {
             let _ = writeln!(
                 s,
@@ -173,6 +207,9 @@ impl Violation<'_> {
         );
         if self.kind == Kind::NotFinal {
             let _ = write!(s, ",\"final\":{}", json_list(&self.finals));
+        }
+        if let Some((text, at)) = &self.constraint {
+            let _ = write!(s, ",\"constraint\":{},\"constraint_at\":{}", json_str(text), json_str(at));
         }
         let _ = writeln!(
             s,
@@ -313,6 +350,7 @@ mod tests {
             finals: vec!["not_running"],
             rule: "w.bind:8".into(),
             text: b"  x \"y\"\n",
+            constraint: None,
         }
     }
 

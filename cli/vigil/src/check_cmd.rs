@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use vigil_model::{Binding, Model};
 use vigil_trace::{Checker, Config};
 
-use crate::dot2c_cmd::{resolve_model, warn_unsupported};
+use crate::dot2c_cmd::resolve_model;
 use crate::error::{Error, Result};
 use crate::install::Install;
 
@@ -105,7 +105,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
 pub fn run(args: &CheckArgs) -> Result<()> {
     let (model_path, bind_path) = resolve(args.model.as_deref(), args.bind.as_deref())?;
     let model = Model::from_file(&model_path).map_err(bad)?;
-    warn_unsupported(&model);
     let binding = Binding::from_file(&bind_path, &model).map_err(bad)?;
     if let Some(named) = &binding.model {
         if !same_file(named, &model_path) {

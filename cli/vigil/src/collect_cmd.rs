@@ -38,7 +38,6 @@ use vigil_collect::{compact, export, server, summary};
 use vigil_model::{Binding, Model};
 
 use crate::check_cmd;
-use crate::dot2c_cmd::warn_unsupported;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Args)]
@@ -364,15 +363,16 @@ fn load_model(arg: &Path) -> Result<ModelRun> {
     };
     let bad = |d: vigil_model::Diagnostic| Error::setup(d.to_string());
     let model = Model::from_file(&model_path).map_err(bad)?;
-    warn_unsupported(&model);
     let binding = Binding::from_file(&bind_path, &model).map_err(bad)?;
     for w in binding.warnings(&model).into_iter().chain(binding.out_of_process_warnings()) {
         eprintln!("vigil: {w}");
     }
+    let compiled = vigil_model::compiled::compile(&model, &binding).map_err(bad)?;
     Ok(ModelRun {
         model,
         binding,
         model_arg: arg.display().to_string(),
+        compiled: std::sync::Arc::new(compiled),
     })
 }
 
