@@ -85,8 +85,14 @@ cli: deps
 	ln -sf vigil $(BUILD)/bin/vigil-cc
 
 # ---- tests -----------------------------------------------------------------
-test: build $(BUILD)/tests/test_engine
+test: build $(BUILD)/tests/test_engine $(BUILD)/tests/vk_run
 	@tests/run-all.sh "$(BUILD)"
+
+# The conformance corpus's runner for include/vigil/vk.h (the C step of the
+# in-process and BPF engines): strict C11, no libvigil.
+$(BUILD)/tests/vk_run: tests/conformance/vk_run.c include/vigil/vk.h include/vigil/vk_step.h | deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Iinclude $< -o $@
 
 # Runtime unit and property tests: C++17, linked with the model (assertions
 # are built and compiled as the plugin and the pass do) and libvigil.

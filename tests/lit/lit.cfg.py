@@ -39,6 +39,11 @@ config.substitutions.append(("%vigil-bin", os.path.join(build, "bin", "vigil")))
 config.substitutions.append(("%vigil-pass", os.path.join(build, "lib", "vigil-pass.so")))
 config.substitutions.append(("%include", os.path.join(root, "include")))
 config.substitutions.append(("%root", root))
+# The C step function's conformance runner (tests/conformance/vk_run.c).
+config.substitutions.append(("%vk-run", os.path.join(build, "tests", "vk_run")))
+# The kernel's RV models (../shared, beside the repository: test data only).
+if os.path.isdir(os.path.join(root, "..", "shared", "models", "kernel-rv")):
+    config.available_features.add("kernel-rv-models")
 config.substitutions.append(
     ("%clang-vigil",
      "clang-19 -D__VIGIL__=1 -I%s -fplugin=%s" %

@@ -210,6 +210,7 @@ impl Verdict {
     }
 }
 
+mod blob;
 mod build;
 mod step;
 

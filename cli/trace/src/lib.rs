@@ -7,10 +7,13 @@
 //! * [`engine`]: compiled rules and the automata per instance (shared with
 //!   `vigil collect --check`)
 //! * [`check`]: the [`Checker`]: trace lines → fields → the engine
+//! * [`conform`]: the conformance corpus (tests/conformance): cases, the
+//!   reference driver, the numeric form the C engines read
 //! * [`report`]: violations and the summary, as text or JSON Lines
 //! * [`fxhash`]: the fast integer hasher of the instance map
 
 pub mod check;
+pub mod conform;
 pub mod engine;
 pub mod format;
 pub mod fxhash;

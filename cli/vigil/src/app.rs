@@ -178,6 +178,16 @@ pub enum Cmd {
     /// input (model, binding, unreadable trace).
     Check(check_cmd::CheckArgs),
 
+    /// Run conformance cases (model, binding, events, expected verdicts) through every engine
+    ///
+    /// Each CASE directory holds binding.bind (whose `model` line names the
+    /// model), events (`TIME SOURCE FIELD=VALUE...` per line) and expected
+    /// (one verdict per line).  The reference step function, the offline
+    /// engine and, with --c-runner, the C step function shared by the
+    /// in-process and kernel monitors must all give exactly the expected
+    /// verdicts.  Exit status: 0 all agree, 1 a case disagrees, 2 bad input.
+    Conform(crate::conform_cmd::ConformArgs),
+
     /// Record uprobe and tracepoint events of an unmodified program (or the kernel) into an event stream
     ///
     /// Attaches eBPF uprobes/uretprobes (BINARY:FUNC) and tracepoints
@@ -323,6 +333,7 @@ fn run_cli(cli: Cli) -> Result<()> {
         }
         Cmd::Demo { keep } => demo::run(keep.as_deref()),
         Cmd::Check(args) => check_cmd::run(&args),
+        Cmd::Conform(args) => crate::conform_cmd::run(&args),
         Cmd::Report(args) => crate::report_cmd::run(&args),
         Cmd::Record(args) => crate::record_cmd::run(&args),
         Cmd::Collect(args) => crate::collect_cmd::run(&args),

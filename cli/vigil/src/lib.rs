@@ -14,6 +14,7 @@ pub mod atomic_flag;
 pub mod cc;
 pub mod check_cmd;
 pub mod collect_cmd;
+pub mod conform_cmd;
 pub mod demo;
 pub mod dot2c_cmd;
 pub mod error;

@@ -1,0 +1,179 @@
+//! [`Compiled`] → the blob the C engines map (`include/vigil/vk.h`): a
+//! 64-byte header, then each section at an 8-aligned offset, little-endian,
+//! no pointers.  The struct sizes here are the header's `_Static_assert`s;
+//! the conformance corpus runs the C engines on these bytes.
+
+use super::*;
+use crate::binding::Scope;
+
+pub const MAGIC: u32 = 0x314b_5456; // "VTK1"
+pub const ABI: u16 = 1;
+const HEADER: usize = 64;
+
+fn op_code(op: Op) -> u8 {
+    match op {
+        Op::Eq => 0,
+        Op::Ne => 1,
+        Op::Lt => 2,
+        Op::Le => 3,
+        Op::Gt => 4,
+        Op::Ge => 5,
+    }
+}
+
+fn mode_code(m: Mode) -> u8 {
+    match m {
+        Mode::Plain => 0,
+        Mode::Start => 1,
+        Mode::Run => 2,
+    }
+}
+
+fn scope_code(s: Scope) -> u8 {
+    match s {
+        Scope::Global => 0,
+        Scope::Cpu => 1,
+        Scope::Task => 2,
+        Scope::Object => 3,
+    }
+}
+
+/// A section writer: 8-aligned starts.
+struct Out(Vec<u8>);
+
+impl Out {
+    fn section(&mut self) -> u32 {
+        while self.0.len() % 8 != 0 {
+            self.0.push(0);
+        }
+        self.0.len() as u32
+    }
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+impl Compiled {
+    /// The blob `vk_model_open` maps.
+    pub fn to_blob(&self) -> Vec<u8> {
+        let mut o = Out(vec![0; HEADER]);
+        let off_next = o.section();
+        self.next.iter().for_each(|&n| o.u16(n));
+        let off_final = o.section();
+        self.finals.iter().for_each(|&f| o.u8(f as u8));
+        let off_edge = o.section();
+        for e in &self.edges {
+            o.u16(e.guard);
+            o.u8(e.resets);
+            o.u8(0);
+        }
+        let off_inv = o.section();
+        for inv in &self.invariants {
+            let (clock, present, after) = inv.as_ref().map_or((0, 0, 0), |i| (i.clock, 1, i.expires_after));
+            o.u8(clock);
+            o.u8(present);
+            o.u16(0);
+            o.u32(0);
+            o.u64(after);
+        }
+        let off_cmp = o.section();
+        for c in &self.cmps {
+            for b in [op_code(c.op), c.lhs_kind as u8, c.lhs, c.rhs_kind as u8, c.rhs, c.end_term as u8] {
+                o.u8(b);
+            }
+            o.u16(0);
+            o.u64(c.value as u64);
+        }
+        let off_guard = o.section();
+        for g in &self.guards {
+            o.u16(g.first);
+            o.u16(g.n);
+        }
+        let off_rule = o.section();
+        for r in &self.rules {
+            o.u16(r.event);
+            o.u8(mode_code(r.mode));
+            o.u8(r.key);
+            o.u16(r.cond_first);
+            o.u16(r.cond_n);
+            r.env_fields.iter().for_each(|&f| o.u8(f));
+            o.u16(r.source);
+            o.u16(0);
+            o.u32(r.line);
+            o.u32(0);
+        }
+        o.section();
+        let size = o.0.len() as u32;
+        let mut h = Out(Vec::with_capacity(HEADER));
+        h.u32(MAGIC);
+        h.u32(size);
+        h.u16(ABI);
+        h.u8(self.kind as u8);
+        h.u8(scope_code(self.scope));
+        for n in [self.nstates, self.nevents, self.rules.len() as u16, self.cmps.len() as u16, self.guards.len() as u16, self.sources.len() as u16] {
+            h.u16(n);
+        }
+        for b in [self.has_start as u8, self.check_exit as u8, self.clocks.len() as u8, self.envs.len() as u8] {
+            h.u8(b);
+        }
+        for off in [off_next, off_final, off_edge, off_inv, off_cmp, off_guard, off_rule, 0, 0] {
+            h.u32(off);
+        }
+        assert_eq!(h.0.len(), HEADER, "vk_header is 64 bytes");
+        o.0[..HEADER].copy_from_slice(&h.0);
+        o.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_are_aligned_and_sized() {
+        let c = Compiled {
+            kind: Kind::Da,
+            scope: Scope::Task,
+            has_start: true,
+            check_exit: false,
+            nstates: 2,
+            nevents: 3,
+            next: vec![1, NONE, 0, NONE, 0, NONE],
+            finals: vec![true, false],
+            edges: vec![],
+            invariants: vec![],
+            cmps: vec![Cmp { op: Op::Eq, lhs_kind: Opnd::Field, lhs: 1, rhs_kind: Opnd::Const, rhs: 0, end_term: false, value: -2 }],
+            guards: vec![],
+            rules: vec![Rule { event: 2, mode: Mode::Start, key: 0, cond_first: 0, cond_n: 1, env_fields: [NO_FIELD; MAX_ENVS], source: 0, line: 7 }],
+            sources: vec!["tp:sched_switch".into()],
+            clocks: vec![],
+            envs: vec![],
+            model_name: "m".into(),
+            states: vec!["a".into(), "b".into()],
+            events: vec!["x".into(), "y".into(), "z".into()],
+        };
+        let b = c.to_blob();
+        let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        assert_eq!(u32_at(0), MAGIC);
+        assert_eq!(u32_at(4) as usize, b.len());
+        assert_eq!(b.len() % 8, 0);
+        let off_next = u32_at(28) as usize;
+        assert_eq!(off_next, 64);
+        assert_eq!(u16::from_le_bytes([b[off_next + 2], b[off_next + 3]]), NONE);
+        let off_cmp = u32_at(44) as usize;
+        assert_eq!(i64::from_le_bytes(b[off_cmp + 8..off_cmp + 16].try_into().unwrap()), -2);
+        let off_rule = u32_at(52) as usize;
+        assert_eq!(b[off_rule + 2], 1, "mode start");
+        assert_eq!(u32_at(off_rule + 16), 7, "line");
+        assert_eq!(b.len() - off_rule, 24);
+    }
+}

@@ -1,0 +1,148 @@
+/*
+ * vigil/vk.h — the compiled model and the one step function of vigil's C
+ * engines (the in-process monitors and the kernel's BPF monitor), in the
+ * spirit of the kernel's da_monitor.h: the model is data, the engine is
+ * tiny.
+ *
+ * The model is compiled once, by the model crate (cli/model/src/compiled.rs,
+ * `Compiled::to_blob`), into one little-endian blob: a header, then
+ * sections at 8-aligned offsets, no pointers.  Engines map it with
+ * vk_model_open() and step an instance with vk_decide(), which is the
+ * reference semantics (cli/model/src/compiled/step.rs) line for line; the
+ * conformance corpus (tests/conformance) holds every engine to it.  The
+ * engine owns the instances (thread-local, locked, hashed, a BPF map) and
+ * the clock; vk.h owns what a step means.
+ *
+ * A plain automaton pays one table load per step: hybrid automata (clocks,
+ * guards, invariants) are behind `kind`, constant per model.
+ *
+ * No libc.  The includer may define VK_TYPES_DEFINED after typedef'ing
+ * vk_u8 .. vk_s64 (BPF uses the kernel's __u8 ..), and VK_INLINE.
+ * Bump VK_ABI with any change of the structures below; the Rust writer
+ * checks the same sizes (cli/model/src/compiled/blob.rs).
+ */
+#ifndef VIGIL_VK_H
+#define VIGIL_VK_H
+
+#ifndef VK_TYPES_DEFINED
+#include <stdint.h>
+typedef uint8_t vk_u8;
+typedef uint16_t vk_u16;
+typedef uint32_t vk_u32;
+typedef uint64_t vk_u64;
+typedef int64_t vk_s64;
+#endif
+
+#ifndef VK_INLINE
+#define VK_INLINE static inline __attribute__((always_inline))
+#endif
+
+#define VK_MAGIC 0x314b5456u /* "VTK1" */
+#define VK_ABI 1
+
+#define VK_NONE 0xffffu   /* no transition; no guard */
+#define VK_FORGET 0xfffeu /* a rule's event: end the instance */
+#define VK_NO_FIELD 0xffu
+#define VK_MAX_FIELDS 16
+#define VK_MAX_CLOCKS 2
+#define VK_MAX_ENVS 4
+#define VK_NEVER 0xffffffffffffffffull
+
+enum vk_kind { VK_DA = 0, VK_HA = 1 };
+enum vk_scope { VK_GLOBAL = 0, VK_CPU = 1, VK_TASK = 2, VK_OBJECT = 3 };
+enum vk_mode { VK_PLAIN = 0, VK_START = 1, VK_RUN = 2 };
+enum vk_op { VK_EQ = 0, VK_NE = 1, VK_LT = 2, VK_LE = 3, VK_GT = 4, VK_GE = 5 };
+enum vk_opnd { VK_FIELD = 0, VK_CONST = 1, VK_CLOCK = 2, VK_ENV = 3 };
+enum vk_verdict {
+	VK_OK = 0,
+	VK_V_EVENT = 1,     /* the event is not allowed in the state */
+	VK_V_GUARD = 2,     /* the edge's guard is false */
+	VK_V_INVARIANT = 3, /* time passed the state's invariant */
+	VK_V_NOT_FINAL = 4, /* forget in a state that is not final */
+};
+
+struct vk_header {
+	vk_u32 magic, size;
+	vk_u16 abi;
+	vk_u8 kind, scope;
+	vk_u16 nstates, nevents, nrules, ncmps, nguards, nsources;
+	vk_u8 has_start, check_exit, nclocks, nenvs;
+	vk_u32 off_next;  /* vk_u16[nstates * nevents] */
+	vk_u32 off_final; /* vk_u8[nstates] */
+	vk_u32 off_edge;  /* struct vk_edge[nstates * nevents], VK_HA only */
+	vk_u32 off_inv;   /* struct vk_inv[nstates], VK_HA only */
+	vk_u32 off_cmp, off_guard, off_rule;
+	vk_u32 reserved[2];
+};
+
+/* lhs OP rhs; a run ending at end_term is an AND, a guard an OR of runs. */
+struct vk_cmp {
+	vk_u8 op, lhs_kind, lhs, rhs_kind, rhs, end_term;
+	vk_u16 pad;
+	vk_s64 value; /* the constant when rhs_kind is VK_CONST */
+};
+
+struct vk_guard {
+	vk_u16 first, n;
+};
+
+struct vk_edge {
+	vk_u16 guard; /* index into guards, or VK_NONE */
+	vk_u8 resets; /* bit c: clock c is reset */
+	vk_u8 pad;
+};
+
+struct vk_inv {
+	vk_u8 clock, present;
+	vk_u16 pad0;
+	vk_u32 pad1;
+	vk_u64 expires_after; /* ns after the clock's reset */
+};
+
+struct vk_rule {
+	vk_u16 event; /* model event or VK_FORGET */
+	vk_u8 mode, key;
+	vk_u16 cond_first, cond_n;
+	vk_u8 env_fields[VK_MAX_ENVS];
+	vk_u16 source, pad0;
+	vk_u32 line, pad1;
+};
+
+/* One instance.  DA engines may store `word` alone. */
+struct vk_inst {
+	vk_u32 word; /* 0: not monitored, else state + 1 */
+	vk_u32 pad;
+	vk_u64 reset_ns[VK_MAX_CLOCKS];
+	vk_u64 expiry_ns;
+};
+
+struct vk_result {
+	vk_u8 verdict;
+	vk_u8 pad;
+	vk_u16 from;  /* the state the violation happened in */
+	vk_u16 guard; /* VK_V_GUARD: which */
+};
+
+_Static_assert(sizeof(struct vk_header) == 64, "vk_header layout");
+_Static_assert(sizeof(struct vk_cmp) == 16, "vk_cmp layout");
+_Static_assert(sizeof(struct vk_guard) == 4, "vk_guard layout");
+_Static_assert(sizeof(struct vk_edge) == 4, "vk_edge layout");
+_Static_assert(sizeof(struct vk_inv) == 16, "vk_inv layout");
+_Static_assert(sizeof(struct vk_rule) == 24, "vk_rule layout");
+_Static_assert(sizeof(struct vk_inst) == 32, "vk_inst layout");
+
+/* The blob's sections, as pointers. */
+struct vk_model {
+	const struct vk_header *h;
+	const vk_u16 *next;
+	const vk_u8 *finals;
+	const struct vk_edge *edges;
+	const struct vk_inv *inv;
+	const struct vk_cmp *cmps;
+	const struct vk_guard *guards;
+	const struct vk_rule *rules;
+};
+
+#include "vk_step.h"
+
+#endif
