@@ -188,8 +188,11 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 		return "not a compiled vigil model (bad magic)";
 	if (h->abi != VK_ABI)
 		return "compiled model of another ABI version";
-	if (h->size > size || h->nclocks > VK_MAX_CLOCKS || h->nenvs > VK_MAX_ENVS)
+	if (h->size > size)
 		return "compiled model larger than its buffer";
+	if (h->nstates == 0 || h->kind > VK_HA || h->scope > VK_OBJECT || h->nclocks > VK_MAX_CLOCKS ||
+	    h->nenvs > VK_MAX_ENVS)
+		return "compiled model with no state, or of an unknown kind";
 	vk_u64 cells = (vk_u64)h->nstates * h->nevents;
 	struct { vk_u32 off; vk_u64 len; } sec[] = {
 		{ h->off_next, cells * 2 },

@@ -8,7 +8,8 @@
 #
 #   tests/fuzz-rust/run.sh BUILD [SECONDS-PER-TARGET] [TARGET...]
 #
-# TARGETs (all by default): dot bind ftrace tracecmd cmdline stream (the
+# TARGETs (all by default): dot bind ftrace tracecmd cmdline stream vk (the
+# compiled model's C decoder and step function, include/vigil/vk.h) (the
 # event stream's decoder, cli/stream, docs/stream-format.md), and config: the
 # C runtime's VIGIL_* parsing (runtime/config.c, libFuzzer + ASan/UBSan; its
 # first finding, a hang on sizes >= 2^63, is fixed and tested in
@@ -26,7 +27,7 @@ set -u
 BUILD=${1:?usage: run.sh BUILD [SECONDS] [TARGET...]}
 SECS=${2:-5}
 shift $(( $# >= 2 ? 2 : $# ))
-TARGETS=${*:-dot bind ftrace tracecmd cmdline stream config}
+TARGETS=${*:-dot bind ftrace tracecmd cmdline stream config vk}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$BUILD/fuzz-rust
 TRIPLE=x86_64-unknown-linux-gnu
@@ -56,6 +57,17 @@ if [[ " $TARGETS " == *" config "* ]]; then
        "$ROOT/tests/fuzz-rust/c/config_fuzz.c" -o "$BIN/fuzz_config" >>"$OUT/build.log" 2>&1; then
     cat "$OUT/build.log"
     echo "fuzz-rust: 0 passed, 1 failed (the config fuzz target does not build)"
+    exit 1
+  fi
+fi
+
+if [[ " $TARGETS " == *" vk "* ]]; then
+  mkdir -p "$BIN"
+  if ! clang-19 -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+       -fno-sanitize-recover=undefined -I"$ROOT/include" \
+       "$ROOT/tests/fuzz-rust/c/vk_fuzz.c" -o "$BIN/fuzz_vk" >>"$OUT/build.log" 2>&1; then
+    cat "$OUT/build.log"
+    echo "fuzz-rust: 0 passed, 1 failed (the vk fuzz target does not build)"
     exit 1
   fi
 fi
@@ -99,6 +111,9 @@ for t in $TARGETS; do
       printf '%s\n' '-O2 -g -c a.c -o a.o' "-c 'a b.c' \"-DX=\\\"y\\\"\" -Wl,-z,now" \
         '-fsyntax-only -x c - -- -f' '-MD -MF dep.d -o out main.c util.o -lvigil' \
         '1' '0' '' > "$OUT/seeds/cmdline/defaults" ;;
+    vk)
+      # compiled models (src/lib.rs: vk_seeds)
+      "$BIN/vk_seeds" "$OUT/seeds/vk" ;;
     stream)
       # streams made by vigil-stream's encoders (src/lib.rs: stream_seeds)
       "$BIN/stream_seeds" "$OUT/seeds/stream" ;;

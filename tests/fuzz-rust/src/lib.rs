@@ -94,6 +94,7 @@ pub fn dot(data: &[u8]) {
                 let _ = vigil_model::render::to_dot(&m, Some((0, 0)));
             }
             let src = vigil_model::render::to_dot(&m, None);
+            compiled(&m, data);
             // What vigil renders, vigil reads back (same states and events).
             let again = dot::parse(path, &src)
                 .unwrap_or_else(|d| panic!("rendered model does not parse: {d}\n{src}"));
@@ -101,6 +102,56 @@ pub fn dot(data: &[u8]) {
             assert_eq!(again.events, m.events, "{src}");
         }
     }
+}
+
+/// A parsed model through the compiler (guards, invariants and their
+/// constants resolved against a binding that feeds every event from a
+/// call), then steps driven by the input's bytes: every refusal names the
+/// model file, and a step never panics.
+fn compiled(m: &Model, data: &[u8]) {
+    let mut bind = String::from("scope task\nhz 250\nenv irq_off = arg1\n");
+    for name in ["threshold", "threshold_jiffies", "DEADLINE_NS"] {
+        bind += &format!("const {name} = 3us\n");
+    }
+    for e in &m.events {
+        bind += &format!("{e} <- call:{e} key=arg0\n");
+    }
+    let Ok(b) = Binding::from_str(Path::new("fuzz.bind"), &bind, m) else { return };
+    let c = match vigil_model::compiled::compile(m, &b) {
+        Err(d) => {
+            assert!(d.file == m.path || d.file == Path::new("fuzz.bind"), "diagnostic about another file: {d}");
+            return;
+        }
+        Ok(c) => c,
+    };
+    assert_eq!(c.to_blob().len() % 8, 0);
+    let mut inst = vigil_model::compiled::Inst::UNMONITORED;
+    let mut now = 0u64;
+    for (i, &byte) in data.iter().enumerate().take(256) {
+        if c.rules.is_empty() {
+            break;
+        }
+        let r = &c.rules[byte as usize % c.rules.len()];
+        let mut f = [0i64; 16];
+        f[1] = (byte & 3) as i64;
+        now += (byte as u64) << (i % 12);
+        let _ = c.decide(r, &mut inst, &f, now);
+        if byte & 0x40 != 0 {
+            let _ = c.expire(&mut inst, now);
+        }
+    }
+}
+
+/// Compiled blobs of the fixture models (the `vk` target's seeds).
+pub fn vk_seeds() -> Vec<(String, Vec<u8>)> {
+    let f = fixtures();
+    f.pairs
+        .iter()
+        .filter_map(|(m, b)| {
+            let c = vigil_model::compiled::compile(&f.models[*m], b).ok()?;
+            Some((format!("{}-{}.blob", f.models[*m].name, b.rules.len()), c.to_blob()))
+        })
+        .collect()
 }
 
 /// Models and (model, binding) pairs from the repository, compiled in.
@@ -124,6 +175,7 @@ const MODELS: &[(&str, &str)] = &[
     repo_file!("models/mutex.dot"),
     repo_file!("tests/lit/check/inputs/irq.dot"),
     repo_file!("tests/lit/check/inputs/irq-timed.dot"),
+    repo_file!("models/runnable.dot"),
 ];
 
 /// (model index, binding file) pairs the checker tests use.
@@ -139,6 +191,8 @@ const PAIRS: &[(usize, (&str, &str))] = &[
     (6, repo_file!("tests/lit/check/inputs/irq-cpu.bind")),
     (2, repo_file!("models/nrp.bind")),
     (1, repo_file!("models/wip.bind")),
+    (7, repo_file!("models/runnable.bind")),
+    (6, repo_file!("tests/lit/check/inputs/irq-timed.bind")),
 ];
 
 fn fixtures() -> &'static Fixtures {
@@ -185,6 +239,9 @@ pub fn bind(data: &[u8]) {
                     let _ = r.source.to_string();
                 }
                 match Checker::new(m, &b) {
+                    // A hybrid model's constant the binding does not
+                    // define is the model's line.
+                    Err(d) if d.file == m.path => assert!(d.line > 0, "{d}"),
                     Err(d) => check_diag(&d, path, &text),
                     Ok(mut c) => {
                         // A few lines of the shipped trace through it.
