@@ -47,6 +47,7 @@
 #include "internal.h"
 #include "vigil/monitor.h"
 #include "vigil/stream.h"
+#include "vigil/vk.h"
 
 extern size_t vg_memory_limit;
 
@@ -100,6 +101,7 @@ struct vg_monitor_rt {
   atomic_uint_fast64_t failures;
   atomic_uint_fast64_t dropped;
   struct stripe *stripes;        /* OBJECT scope */
+  struct vk_model vk;            /* the compiled model, mapped */
 };
 
 static _Atomic(struct vg_monitor_rt *) monitors;
@@ -126,6 +128,18 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
   if (!n)
     return NULL;
   n->m = m;
+  const char *bad = vk_model_open(&n->vk, m->model->compiled, m->model->compiled_size);
+  if (!bad && (n->vk.h->nstates != m->model->nstates || n->vk.h->nevents != m->model->nevents ||
+               n->vk.h->nrules != m->nrules))
+    bad = "its compiled model does not match its names and rules";
+  if (bad) {
+    static atomic_int told;
+    if (!atomic_exchange(&told, 1))
+      fprintf(stderr, "vigil: monitor %s: %s: regenerate it with this vigil; the monitor is off\n",
+              m->name, bad);
+    free(n);
+    return NULL;
+  }
   if (m->scope == VIGIL_MONITOR_OBJECT) {
     n->stripes = aligned_alloc(64, sizeof(struct stripe) * STRIPES);
     if (!n->stripes) {
@@ -283,8 +297,9 @@ static void report(struct vg_monitor_rt *rt, const struct violation *x) {
     format_key(&values, x->key);
   }
   const char *sep = "";
+  const struct vk_model *vk = &((struct vg_monitor_rt *)m->runtime)->vk;
   for (uint32_t e = 0; e < md->nevents; e++)
-    if (md->function[x->state * md->nevents + e] != VIGIL_MONITOR_INVALID) {
+    if (vk->next[x->state * md->nevents + e] != VK_NONE) {
       vg_bprintf(&expected, "%s%s", sep, md->event_names[e]);
       sep = " | ";
     }
@@ -335,33 +350,23 @@ static void report(struct vg_monitor_rt *rt, const struct violation *x) {
 
 /* ---- the transition ------------------------------------------------------------------- */
 
-/* One event on one state word (0: not monitored, else state + 1).  Returns 1
- * and sets *bad to the state when the model does not allow the event. */
-static inline int step(const struct vigil_monitor *m, const struct vigil_monitor_rule *r,
-                       uint32_t *word, uint32_t *bad) {
-  const struct vigil_monitor_model *md = m->model;
-  uint32_t w = *word;
-  if (__builtin_expect(w == 0, 0)) {
-    if (r->mode == VIGIL_MONITOR_START) {
-      *word = md->initial + 1; /* start monitoring; the event is not processed */
-      return 0;
-    }
-    if (r->mode == VIGIL_MONITOR_PLAIN && m->has_start)
-      return 0; /* not monitored: ignored */
-    w = md->initial + 1;
-  }
-  uint32_t s = w - 1;
-  uint8_t next = md->function[s * md->nevents + r->event];
-  if (__builtin_expect(next == VIGIL_MONITOR_INVALID, 0)) {
-    *bad = s;
-    /* reset, as the kernel's da_monitor_reset and vigil's other engines:
-     * unmonitored until the next start event if the binding has start
-     * rules, else back in the initial state */
-    *word = m->has_start ? 0 : md->initial + 1;
-    return 1;
-  }
-  *word = (uint32_t)next + 1;
-  return 0;
+/* One event (or `forget`) of rule `rule` on one state word (0: not
+ * monitored, else state + 1): the compiled model's step, vk_decide(), on an
+ * instance that is only its word (in-process monitors run the untimed
+ * automaton: the generator compiles hybrid models without their clocks, and
+ * says so).  Returns 1 and sets *bad to the state on a violation. */
+static inline int step(const struct vigil_monitor *m, uint32_t rule, uint32_t *word, uint32_t *bad) {
+  const struct vk_model *vk = &((const struct vg_monitor_rt *)m->runtime)->vk;
+  static const vk_s64 no_fields[VK_MAX_FIELDS];
+  struct vk_inst in = {.word = *word, .reset_ns = {VK_NEVER, VK_NEVER}, .expiry_ns = VK_NEVER};
+  struct vk_result v = vk_decide(vk, &vk->rules[rule], &in, no_fields, 0);
+  *word = in.word;
+  *bad = v.from;
+  return v.verdict != VK_OK;
+}
+
+static inline int final_of(const struct vigil_monitor *m, uint32_t state) {
+  return ((const struct vg_monitor_rt *)m->runtime)->vk.finals[state];
 }
 
 /* ---- per-object table ------------------------------------------------------------------ */
@@ -526,16 +531,6 @@ static inline int enter(struct vigil_monitor *m, struct vigil_monitor_tls *t) {
   return 0;
 }
 
-/* `forget` on one state word: 1 (and *bad) when it was not final. */
-static inline int end(const struct vigil_monitor *m, uint32_t *word, uint32_t *bad) {
-  uint32_t w = *word;
-  *word = 0;
-  if (!w || m->model->final_states[w - 1])
-    return 0;
-  *bad = w - 1;
-  return 1;
-}
-
 /* Per-object scope: the instance `key` in its stripe. */
 static inline __attribute__((always_inline)) void object_event(struct vigil_monitor *m,
                                                    const struct vigil_monitor_rule *r,
@@ -558,7 +553,7 @@ static inline __attribute__((always_inline)) void object_event(struct vigil_moni
       goto out;
     }
   }
-  failed = forget ? end(m, &w, &bad) : step(m, r, &w, &bad);
+  failed = step(m, (uint32_t)(r - m->rules), &w, &bad);
   if (w)
     e->state = w;
   else
@@ -579,12 +574,12 @@ __vigil_monitor_event(struct vigil_monitor *m, struct vigil_monitor_tls *t, uint
   uint32_t bad;
   switch (m->scope) {
   case VIGIL_MONITOR_THREAD:
-    if (__builtin_expect(step(m, r, &t->state, &bad), 0))
+    if (__builtin_expect(step(m, rule, &t->state, &bad), 0))
       fail(m, r, R_INVALID, bad, 0, key);
     break;
   case VIGIL_MONITOR_GLOBAL: {
     spin_lock(&m->lock);
-    int failed = step(m, r, &m->state, &bad);
+    int failed = step(m, rule, &m->state, &bad);
     spin_unlock(&m->lock);
     if (__builtin_expect(failed, 0))
       fail(m, r, R_INVALID, bad, 0, key);
@@ -605,12 +600,12 @@ __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *t, uin
   uint32_t bad;
   switch (m->scope) {
   case VIGIL_MONITOR_THREAD:
-    if (end(m, &t->state, &bad))
+    if (step(m, rule, &t->state, &bad))
       fail(m, r, R_NOT_FINAL, bad, 0, key);
     break;
   case VIGIL_MONITOR_GLOBAL: {
     spin_lock(&m->lock);
-    int failed = end(m, &m->state, &bad);
+    int failed = step(m, rule, &m->state, &bad);
     spin_unlock(&m->lock);
     if (failed)
       fail(m, r, R_NOT_FINAL, bad, 0, key);
@@ -629,7 +624,7 @@ static void check_tls_at_exit(struct reg *r, const char *when) {
   if (m->scope != VIGIL_MONITOR_THREAD || !m->check_exit || !r->tls->state)
     return;
   uint32_t s = r->tls->state - 1;
-  if (m->model->final_states[s])
+  if (final_of(m, s))
     return;
   struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .state = s, .when = when};
   report(r->rt, &x);
@@ -677,7 +672,7 @@ static void at_exit_check(void) {
       spin_lock(&m->lock);
       uint32_t w = m->state;
       spin_unlock(&m->lock);
-      if (w && !m->model->final_states[w - 1]) {
+      if (w && !final_of(m, w - 1)) {
         struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .state = w - 1, .when = "program exit"};
         report(rt, &x);
       }
@@ -691,7 +686,7 @@ static void at_exit_check(void) {
           spin_lock(&st->lock);
           for (uint32_t j = 0; st->slots && j <= st->mask; j++) {
             struct entry *e = &st->slots[j];
-            if (e->state && !m->model->final_states[e->state - 1]) {
+            if (e->state && !final_of(m, e->state - 1)) {
               x.state = e->state - 1;
               x.key = e->key;
               erase(st, e);

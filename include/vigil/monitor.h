@@ -77,11 +77,10 @@
 
 #include <stdint.h>
 
-#define VIGIL_MONITOR_ABI 1
+#define VIGIL_MONITOR_ABI 2
 
-#define VIGIL_MONITOR_INVALID 0xffu     /* transition table: not allowed      */
-#define VIGIL_MONITOR_MAX_STATES 255    /* state indexes 0..254                */
-#define VIGIL_MONITOR_MAX_EVENTS 65535
+#define VIGIL_MONITOR_MAX_STATES 65533  /* as the compiled model (vigil/vk.h)  */
+#define VIGIL_MONITOR_MAX_EVENTS 65533
 #define VIGIL_MONITOR_MAX_ARGS 6        /* arg0..arg5                          */
 #define VIGIL_MONITOR_FORGET 0xffffffffu /* vigil_monitor_rule.event: forget   */
 
@@ -106,18 +105,19 @@ enum vigil_monitor_field {
   VIGIL_MONITOR_FIELD_CPU = 2   /* cpu: sched_getcpu()                      */
 };
 
-/* A deterministic automaton (kernel dot2c order: initial state first). */
+/* A deterministic automaton (kernel dot2c order: initial state first).
+ * The transitions, final states and rules are the compiled model, the one
+ * numeric form every vigil engine reads (vigil/vk.h); the runtime steps it
+ * with vk_decide().  The names are for reports. */
 struct vigil_monitor_model {
   const char *name;                /* "mutex"                                */
   const char *path;                /* the .dot file, as the generator saw it */
   const char *const *state_names;  /* nstates                                */
   const char *const *event_names;  /* nevents                                */
-  const uint8_t *function;         /* [state * nevents + event]: next state
-                                      or VIGIL_MONITOR_INVALID               */
-  const uint8_t *final_states;     /* nstates: 1 if final                    */
+  const uint64_t *compiled;        /* the compiled model, 8-aligned          */
+  uint32_t compiled_size;          /* its bytes                              */
   uint32_t nstates;
   uint32_t nevents;
-  uint32_t initial;                /* always 0                               */
   uint32_t reserved;
 };
 

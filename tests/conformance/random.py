@@ -7,6 +7,8 @@ function (vk.h) must give exactly the same.
 
     python3 tests/conformance/random.py --vigil build/bin/vigil \
         --c-runner build/tests/vk_run -n 200 --seed 1
+With --process-cc, the in-process engine runs every plain model too (a
+driver program built with vigil-cc per model).
 Exit status 1 on the first disagreement (its case is kept and named).
 """
 import argparse
@@ -69,7 +71,7 @@ def binding(r: random.Random, events: list[str]) -> str:
             mode = r.choice(["", "", "", " start", " run"])
             out.append(f"{e} <- call:{e}{key}{cond}{mode}")
     if scope in ("task", "object") and r.random() < 0.5:
-        out.append(f"forget <- call:free{key}")
+        out.append(f"forget <- call:obj_free{key}")
     return "\n".join(out) + "\n"
 
 
@@ -77,13 +79,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vigil", required=True)
     ap.add_argument("--c-runner", required=True)
+    ap.add_argument("--process-cc", help="also the in-process engine (vigil-cc): plain models only")
     ap.add_argument("-n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--events", type=int, default=300)
     args = ap.parse_args()
     r = random.Random(args.seed)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="vigil-random-conform-"))
-    totals = [0, 0]
+    totals = [0, 0, 0]
     for i in range(args.n):
         case = tmp / f"case{i}"
         case.mkdir()
@@ -92,9 +95,11 @@ def main():
             continue
         (case / "m.dot").write_text(dot)
         (case / "binding.bind").write_text(binding(r, events))
-        p = subprocess.run([args.vigil, "conform", str(case), "--generate", str(args.events),
-                            "--seed", str(r.randrange(1 << 30)), "--record", "--c-runner", args.c_runner],
-                           capture_output=True, text=True)
+        cmd = [args.vigil, "conform", str(case), "--generate", str(args.events),
+               "--seed", str(r.randrange(1 << 30)), "--record", "--c-runner", args.c_runner]
+        if args.process_cc:
+            cmd += ["--process-cc", args.process_cc]
+        p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             print(p.stdout + p.stderr)
             print(f"random: case {i} disagrees or failed; kept in {case}")
@@ -102,8 +107,10 @@ def main():
         verdicts = int(p.stdout.split(" events, ")[1].split(" verdicts")[0])
         totals[0] += 1
         totals[1] += verdicts
+        totals[2] += ", process agree" in p.stdout
     shutil.rmtree(tmp)
-    print(f"random: {totals[0]} random models, {totals[1]} verdicts; reference, offline and C agree on all")
+    print(f"random: {totals[0]} random models, {totals[1]} verdicts; reference, offline and C agree on all"
+          + (f"; the in-process engine ran {totals[2]} of them (plain models) and agrees" if args.process_cc else ""))
 
 
 if __name__ == "__main__":

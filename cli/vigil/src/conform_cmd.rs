@@ -24,6 +24,9 @@ pub struct ConformArgs {
     /// Also run the C step function through this runner (tests/conformance/vk_run.c)
     #[arg(long, value_name = "PATH")]
     pub c_runner: Option<PathBuf>,
+    /// Also run the in-process engine: build each case's driver with this vigil-cc
+    #[arg(long, value_name = "PATH")]
+    pub process_cc: Option<PathBuf>,
     /// Write each case's `expected` from the reference engine
     #[arg(long)]
     pub record: bool,
@@ -58,6 +61,13 @@ pub fn run(args: &ConformArgs) -> Result<()> {
         if let Some(runner) = &args.c_runner {
             engines.push(("c", run_c(runner, &case)?));
         }
+        let mut skipped = String::new();
+        if let Some(cc) = &args.process_cc {
+            match crate::conform_process::unsupported(&case) {
+                None => engines.push(("process", crate::conform_process::run(cc, &case)?)),
+                Some(why) => skipped = format!(" (process: not run: {why})"),
+            }
+        }
         let mut ok = true;
         for (name, got) in &engines {
             if *got != expected {
@@ -69,7 +79,7 @@ pub fn run(args: &ConformArgs) -> Result<()> {
         totals.1 += expected.len();
         let names: Vec<&str> = engines.iter().map(|e| e.0).collect();
         if ok {
-            println!("ok: {}: {} events, {} verdicts; {} agree", dir.display(), case.events.len(), expected.len(), names.join(", "));
+            println!("ok: {}: {} events, {} verdicts; {} agree{skipped}", dir.display(), case.events.len(), expected.len(), names.join(", "));
         } else {
             disagree += 1;
         }

@@ -15,6 +15,7 @@ pub mod cc;
 pub mod check_cmd;
 pub mod collect_cmd;
 pub mod conform_cmd;
+pub mod conform_process;
 pub mod demo;
 pub mod dot2c_cmd;
 pub mod error;

@@ -41,8 +41,8 @@ use crate::install::Install;
 /// The `vigil cc` option that names a binding (repeatable).
 pub const MONITOR_FLAG: &str = "--vigil-monitor";
 /// `vigil_monitor_model.function` is `uint8_t`, 0xff meaning "not allowed".
-pub const MAX_STATES: usize = 255;
-pub const MAX_EVENTS: usize = 65535;
+pub const MAX_STATES: usize = 65533;
+pub const MAX_EVENTS: usize = 65533;
 /// arg0..arg5
 pub const MAX_ARGS: usize = 6;
 
@@ -73,6 +73,10 @@ pub struct Monitor {
     pub check_exit: bool,
     /// The C identifier part of every generated name (binding file stem).
     pub name: String,
+    /// The model and binding compiled (vigil_model::compiled), without the
+    /// hybrid parts: in-process monitors run the untimed automaton (and
+    /// say so before generating).
+    pub compiled: vigil_model::compiled::Compiled,
 }
 
 /// A C identifier from a file stem: other characters become `_`.
@@ -161,11 +165,16 @@ pub fn from_text(path: &Path, text: &str, model: Model) -> Result<Monitor> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let mut untimed = model.clone();
+    untimed.annotations.clear();
+    untimed.invariants.clear();
+    let compiled = vigil_model::compiled::compile(&untimed, &binding).map_err(|d| Error::failure(d.to_string()))?;
     let m = Monitor {
         model,
         binding,
         check_exit,
         name: c_name(&stem),
+        compiled,
     };
     check(&m).map_err(|d| Error::failure(d.to_string()))?;
     Ok(m)
@@ -428,7 +437,7 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
     o.line("#include <stdint.h>");
     o.line("#include <vigil/monitor.h>");
     o.line("");
-    o.line(&format!("#if VIGIL_MONITOR_ABI != 1\n#error \"{name}: generated for monitor ABI 1; regenerate it with this vigil\"\n#endif"));
+    o.line(&format!("#if VIGIL_MONITOR_ABI != 2\n#error \"{name}: generated for monitor ABI 2; regenerate it with this vigil\"\n#endif"));
     o.line("");
 
     // The model.
@@ -447,38 +456,40 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
         "static const char *const vigil_event_names[{ne}] = {{{}}};",
         list(&model.events)
     ));
-    o.line("#define X VIGIL_MONITOR_INVALID");
-    o.line(&format!(
-        "static const uint8_t vigil_function[{ns} * {ne}] = {{"
-    ));
+    // The transition table for readers; the compiled model is what runs.
+    o.line("/* Transitions (X: not allowed):");
     let width = model.states.iter().map(String::len).max().unwrap_or(0);
-    for (s, row) in model.function.iter().enumerate() {
+    for (st, row) in model.function.iter().enumerate() {
         let cells: Vec<String> = row
             .iter()
             .map(|n| n.map_or("X".to_string(), |n| n.to_string()))
             .collect();
+        let fin = if model.finals[st] { " (final)" } else { "" };
         o.line(&format!(
-            "    /* {:width$} */ {},",
-            model.states[s].replace("*/", "* /"),
+            " *   {:width$}: {}{fin}",
+            model.states[st].replace("*/", "* /"),
             cells.join(", ")
         ));
     }
-    o.line("};");
-    o.line("#undef X");
-    let finals: Vec<&str> = model
-        .finals
-        .iter()
-        .map(|&f| if f { "1" } else { "0" })
-        .collect();
+    o.line(" * The compiled model (include/vigil/vk.h), the one form every vigil engine runs: */");
+    let blob = m.compiled.to_blob();
     o.line(&format!(
-        "static const uint8_t vigil_final_states[{ns}] = {{{}}};",
-        finals.join(", ")
+        "static const uint64_t vigil_compiled[{}] __attribute__((aligned(8))) = {{",
+        blob.len() / 8
     ));
+    for chunk in blob.chunks(32) {
+        let words: Vec<String> = chunk
+            .chunks(8)
+            .map(|w| format!("0x{:016x}ull", u64::from_le_bytes(w.try_into().unwrap())))
+            .collect();
+        o.line(&format!("    {},", words.join(", ")));
+    }
+    o.line("};");
     o.line(&format!(
-        "static const struct vigil_monitor_model vigil_model = {{\n    {}, {},\n    vigil_state_names, vigil_event_names, vigil_function, vigil_final_states,\n    {ns}, {ne}, {}, 0}};",
+        "static const struct vigil_monitor_model vigil_model = {{\n    {}, {},\n    vigil_state_names, vigil_event_names, vigil_compiled, {},\n    {ns}, {ne}, 0}};",
         c_string(&model.name),
         c_string(names.model),
-        model.initial
+        blob.len()
     ));
     o.line("");
 
@@ -793,9 +804,12 @@ forget <- call:pthread_mutex_destroy key=arg0
             c.contains(r#"vigil_event_names[2] = {"lock", "unlock"}"#),
             "{c}"
         );
-        assert!(c.contains("/* unlocked */ 1, X,"), "{c}");
-        assert!(c.contains("/* locked   */ X, 0,"), "{c}");
-        assert!(c.contains("vigil_final_states[2] = {1, 0}"), "{c}");
+        assert!(c.contains(" *   unlocked: 1, X (final)\n *   locked  : X, 0\n"), "{c}");
+        // The compiled model: magic and size first, then the table.
+        let blob = m.compiled.to_blob();
+        assert!(c.contains(&format!("vigil_compiled[{}]", blob.len() / 8)), "{c}");
+        assert!(c.contains(&format!("0x{:016x}ull", u64::from_le_bytes(blob[..8].try_into().unwrap()))), "{c}");
+        assert!(c.contains(&format!("vigil_compiled, {},\n    2, 2, 0}};", blob.len())), "{c}");
         // hooks: the return rule gets arg0 and ret, the call rules arg0
         assert!(
             c.contains("void __vigil_monitor_hook_mutex_0(int64_t arg0, int64_t ret) {"),

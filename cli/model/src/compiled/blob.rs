@@ -43,7 +43,7 @@ struct Out(Vec<u8>);
 
 impl Out {
     fn section(&mut self) -> u32 {
-        while self.0.len() % 8 != 0 {
+        while !self.0.len().is_multiple_of(8) {
             self.0.push(0);
         }
         self.0.len() as u32
