@@ -23,6 +23,7 @@ pub mod compiled;
 pub mod dot;
 pub mod dot2c;
 pub mod guard;
+pub mod ltl;
 pub mod render;
 pub mod sources;
 
