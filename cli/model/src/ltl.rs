@@ -30,7 +30,7 @@ use crate::Diagnostic;
 mod buchi;
 mod parse;
 
-pub use buchi::{Buchi, BuchiState};
+pub use buchi::{Buchi, BuchiState, LtlInst};
 
 /// A formula.  `Release` appears only after normalisation.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

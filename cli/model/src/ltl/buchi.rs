@@ -168,7 +168,6 @@ impl Buchi {
         let first = Node { id: 0, incoming: [INIT].into(), new: [normal(rule)].into(), old: BTreeSet::new(), next: BTreeSet::new() };
         t.expand(first);
         t.nodes.sort_by_key(|n| n.id);
-        let index = |id: usize| t.nodes.iter().position(|n| n.id == id);
         let states = t
             .nodes
             .iter()
@@ -178,7 +177,6 @@ impl Buchi {
                 succ: t.nodes.iter().enumerate().filter(|(_, m)| m.incoming.contains(&n.id)).map(|(j, _)| j).collect(),
             })
             .collect();
-        let _ = index;
         Buchi { atoms: atoms.to_vec(), states }
     }
 
@@ -222,5 +220,125 @@ mod tests {
         assert_eq!(labels.iter().filter(|l| *l == "!a").count(), 1, "{labels:?}");
         assert_eq!(labels.iter().filter(|l| l.is_empty()).count(), 1, "{labels:?}");
         assert_eq!(labels.iter().filter(|l| l.starts_with('b')).count(), 2, "{labels:?}");
+    }
+}
+
+/// One task's LTL monitor, as the kernel's `struct ltl_monitor`: the set of
+/// Büchi states it may be in (empty: not started, or just violated), the
+/// atoms' values and which of them are known.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LtlInst {
+    pub states: u32,
+    pub atoms: u32,
+    pub known: u32,
+}
+
+impl Buchi {
+    fn all_atoms(&self) -> u32 {
+        if self.atoms.len() >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.atoms.len()) - 1
+        }
+    }
+
+    /// `ltl_atom_set`: a value, no step.
+    pub fn set(&self, m: &mut LtlInst, atom: usize, value: bool) {
+        m.known |= 1 << atom;
+        if value {
+            m.atoms |= 1 << atom;
+        } else {
+            m.atoms &= !(1 << atom);
+        }
+    }
+
+    /// One step on the current atoms: `true` when it is a violation (the
+    /// set of states became empty).
+    fn validate(&self, m: &mut LtlInst) -> bool {
+        let mut next = 0u32;
+        for s in 0..self.states.len() {
+            if m.states & (1 << s) == 0 {
+                continue;
+            }
+            for &t in &self.states[s].succ {
+                if self.label_holds(t, m.atoms as u64) {
+                    next |= 1 << t;
+                }
+            }
+        }
+        m.states = next;
+        next == 0
+    }
+
+    /// `ltl_atom_update`: set, then step.  A monitor not started starts
+    /// once every atom is known (the initial states whose labels hold; no
+    /// verdict, even when none does: the kernel retries at the next update).
+    pub fn update(&self, m: &mut LtlInst, atom: usize, value: bool) -> bool {
+        self.set(m, atom, value);
+        if m.states == 0 {
+            if m.known == self.all_atoms() {
+                m.states = (0..self.states.len())
+                    .filter(|&s| self.states[s].init && self.label_holds(s, m.atoms as u64))
+                    .fold(0, |acc, s| acc | 1 << s);
+            }
+            return false;
+        }
+        self.validate(m)
+    }
+
+    /// `ltl_atom_pulse`: true for one step, then false for the next (two
+    /// steps; the second only if the monitor is still running).
+    pub fn pulse(&self, m: &mut LtlInst, atom: usize, value: bool) -> bool {
+        let violated = self.update(m, atom, value);
+        self.set(m, atom, !value);
+        if m.states == 0 {
+            return violated;
+        }
+        self.validate(m) || violated
+    }
+}
+
+#[cfg(test)]
+mod monitor_tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The kernel's pagefault_kunit.c: a fault as a normal task starts the
+    /// monitor; then a fault as an RT task is reported, once.
+    #[test]
+    fn pagefault_as_the_kernels_kunit_test() {
+        let m = super::super::parse(Path::new("p.ltl"), "RULE = always (RT imply not PAGEFAULT)\n").unwrap();
+        let b = m.buchi().unwrap();
+        let (pf, rt) = (0, 1);
+        let mut t = LtlInst::default();
+        b.set(&mut t, rt, false);
+        assert!(!b.pulse(&mut t, pf, true), "a normal task's fault starts it");
+        assert_ne!(t.states, 0);
+        b.set(&mut t, rt, true);
+        assert!(b.pulse(&mut t, pf, true), "an RT task's fault is a violation");
+        assert_eq!(t.states, 0);
+        assert!(!b.pulse(&mut t, pf, true), "reported once: the start fails silently while RT faults");
+        // A task that is RT from its first fault is never reported.
+        let mut u = LtlInst::default();
+        b.set(&mut u, rt, true);
+        assert!(!b.pulse(&mut u, pf, true));
+        assert!(!b.pulse(&mut u, pf, true));
+    }
+
+    /// `next`: the obligation is checked at the task's next step.
+    #[test]
+    fn next_is_the_next_step() {
+        let m = super::super::parse(Path::new("n.ltl"), "RULE = always (A imply next B)\n").unwrap();
+        let b = m.buchi().unwrap();
+        let (a, bb) = (0, 1);
+        let mut t = LtlInst::default();
+        b.set(&mut t, bb, false);
+        assert!(!b.update(&mut t, a, false), "start");
+        assert!(!b.update(&mut t, a, true), "A: B is due at the next step");
+        assert!(!b.update(&mut t, bb, true), "B came");
+        assert!(!b.update(&mut t, a, false));
+        b.set(&mut t, bb, false);
+        assert!(!b.update(&mut t, a, true));
+        assert!(b.update(&mut t, a, false), "B did not come at the next step");
     }
 }

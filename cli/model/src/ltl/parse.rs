@@ -61,6 +61,9 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
     Ok(out)
 }
 
+type Unary = fn(Box<Formula>) -> Formula;
+type Binary = fn(Box<Formula>, Box<Formula>) -> Formula;
+
 struct Parser {
     toks: Vec<Tok>,
     at: usize,
@@ -70,7 +73,7 @@ impl Parser {
     fn formula(&mut self) -> Result<Formula, String> {
         if let Some(Tok::Word(w)) = self.toks.get(self.at) {
             let w = w.clone();
-            let unary: Option<fn(Box<Formula>) -> Formula> = match w.as_str() {
+            let unary: Option<Unary> = match w.as_str() {
                 "always" => Some(Formula::Always),
                 "eventually" => Some(Formula::Eventually),
                 "next" => Some(Formula::Next),
@@ -84,7 +87,7 @@ impl Parser {
         }
         let left = self.operand()?;
         if let Some(Tok::Word(w)) = self.toks.get(self.at) {
-            let binary: Option<fn(Box<Formula>, Box<Formula>) -> Formula> = match w.as_str() {
+            let binary: Option<Binary> = match w.as_str() {
                 "until" => Some(Formula::Until),
                 "and" => Some(Formula::And),
                 "or" => Some(Formula::Or),
