@@ -132,6 +132,8 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
   if (!bad && (n->vk.h->nstates != m->model->nstates || n->vk.h->nevents != m->model->nevents ||
                n->vk.h->nrules != m->nrules))
     bad = "its compiled model does not match its names and rules";
+  if (!bad && n->vk.h->kind != VK_DA)
+    bad = "its compiled model has clocks, which in-process monitors do not run yet";
   if (bad) {
     static atomic_int told;
     if (!atomic_exchange(&told, 1))
@@ -351,16 +353,21 @@ static void report(struct vg_monitor_rt *rt, const struct violation *x) {
 /* ---- the transition ------------------------------------------------------------------- */
 
 /* One event (or `forget`) of rule `rule` on one state word (0: not
- * monitored, else state + 1): the compiled model's step, vk_decide(), on an
- * instance that is only its word (in-process monitors run the untimed
- * automaton: the generator compiles hybrid models without their clocks, and
- * says so).  Returns 1 and sets *bad to the state on a violation. */
+ * monitored, else state + 1): the compiled model's step on a plain
+ * automaton, vk_step_word() (what vk_decide() does for one; in-process
+ * monitors run the untimed automaton: the generator compiles hybrid models
+ * without their clocks, says so, and get_rt refuses any other blob).
+ * Returns 1 and sets *bad to the state on a violation. */
 static inline int step(const struct vigil_monitor *m, uint32_t rule, uint32_t *word, uint32_t *bad) {
   const struct vk_model *vk = &((const struct vg_monitor_rt *)m->runtime)->vk;
-  static const vk_s64 no_fields[VK_MAX_FIELDS];
-  struct vk_inst in = {.word = *word, .reset_ns = {VK_NEVER, VK_NEVER}, .expiry_ns = VK_NEVER};
-  struct vk_result v = vk_decide(vk, &vk->rules[rule], &in, no_fields, 0);
-  *word = in.word;
+  struct vk_result v = vk_event_word(vk, &vk->rules[rule], word);
+  *bad = v.from;
+  return v.verdict != VK_OK;
+}
+
+/* `forget` on one state word: 1 (and *bad) when it was not final. */
+static inline int end(const struct vigil_monitor *m, uint32_t *word, uint32_t *bad) {
+  struct vk_result v = vk_forget_word(&((const struct vg_monitor_rt *)m->runtime)->vk, word);
   *bad = v.from;
   return v.verdict != VK_OK;
 }
@@ -488,12 +495,11 @@ int64_t __vigil_monitor_field(uint32_t which) {
 
 /* A violation: reported outside every lock (the report may call out, and
  * VIGIL_ON_FAILURE=abort may end the process). */
-static __attribute__((noinline, cold)) void fail(struct vigil_monitor *m,
-                                                 const struct vigil_monitor_rule *r,
+static __attribute__((noinline, cold)) void fail(struct vigil_monitor *m, uint32_t rule,
                                                  enum reason why, uint32_t state, int has_key,
                                                  uint64_t key) {
   struct vg_monitor_rt *rt = __atomic_load_n((struct vg_monitor_rt **)&m->runtime, __ATOMIC_ACQUIRE);
-  struct violation x = {.reason = why, .rule = r, .state = state, .has_key = has_key, .key = key};
+  struct violation x = {.reason = why, .rule = &m->rules[rule], .state = state, .has_key = has_key, .key = key};
   if (rt)
     report(rt, &x);
 }
@@ -533,8 +539,7 @@ static inline int enter(struct vigil_monitor *m, struct vigil_monitor_tls *t) {
 
 /* Per-object scope: the instance `key` in its stripe. */
 static inline __attribute__((always_inline)) void object_event(struct vigil_monitor *m,
-                                                   const struct vigil_monitor_rule *r,
-                                                   uint64_t key, int forget) {
+                                                   uint32_t rule, uint64_t key, int forget) {
   struct vg_monitor_rt *rt = m->runtime;
   uint64_t h = mix(key);
   struct stripe *st = &rt->stripes[h >> 58];
@@ -545,7 +550,7 @@ static inline __attribute__((always_inline)) void object_event(struct vigil_moni
   uint32_t w = e ? e->state : 0;
   if (!e) {
     /* not monitored: only an event that starts an instance creates one */
-    if (forget || (r->mode == VIGIL_MONITOR_PLAIN && m->has_start))
+    if (forget || (rt->vk.rules[rule].mode == VK_PLAIN && rt->vk.has_start))
       goto out;
     e = insert(st, key, h);
     if (!e) {
@@ -553,7 +558,7 @@ static inline __attribute__((always_inline)) void object_event(struct vigil_moni
       goto out;
     }
   }
-  failed = step(m, (uint32_t)(r - m->rules), &w, &bad);
+  failed = forget ? end(m, &w, &bad) : step(m, rule, &w, &bad);
   if (w)
     e->state = w;
   else
@@ -561,7 +566,7 @@ static inline __attribute__((always_inline)) void object_event(struct vigil_moni
 out:
   spin_unlock(&st->lock);
   if (failed)
-    fail(m, r, forget ? R_NOT_FINAL : R_INVALID, bad, 1, key);
+    fail(m, rule, forget ? R_NOT_FINAL : R_INVALID, bad, 1, key);
 }
 
 /* Not tail calls: reports cut the backtrace at the innermost __vigil_ frame. */
@@ -570,23 +575,22 @@ __vigil_monitor_event(struct vigil_monitor *m, struct vigil_monitor_tls *t, uint
                       uint64_t key) {
   if (!enter(m, t))
     return;
-  const struct vigil_monitor_rule *r = &m->rules[rule];
   uint32_t bad;
   switch (m->scope) {
   case VIGIL_MONITOR_THREAD:
     if (__builtin_expect(step(m, rule, &t->state, &bad), 0))
-      fail(m, r, R_INVALID, bad, 0, key);
+      fail(m, rule, R_INVALID, bad, 0, key);
     break;
   case VIGIL_MONITOR_GLOBAL: {
     spin_lock(&m->lock);
     int failed = step(m, rule, &m->state, &bad);
     spin_unlock(&m->lock);
     if (__builtin_expect(failed, 0))
-      fail(m, r, R_INVALID, bad, 0, key);
+      fail(m, rule, R_INVALID, bad, 0, key);
     break;
   }
   default:
-    object_event(m, r, key, 0);
+    object_event(m, rule, key, 0);
   }
   busy = 0;
 }
@@ -596,23 +600,22 @@ __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *t, uin
                        uint64_t key) {
   if (!enter(m, t))
     return;
-  const struct vigil_monitor_rule *r = &m->rules[rule];
   uint32_t bad;
   switch (m->scope) {
   case VIGIL_MONITOR_THREAD:
-    if (step(m, rule, &t->state, &bad))
-      fail(m, r, R_NOT_FINAL, bad, 0, key);
+    if (end(m, &t->state, &bad))
+      fail(m, rule, R_NOT_FINAL, bad, 0, key);
     break;
   case VIGIL_MONITOR_GLOBAL: {
     spin_lock(&m->lock);
-    int failed = step(m, rule, &m->state, &bad);
+    int failed = end(m, &m->state, &bad);
     spin_unlock(&m->lock);
     if (failed)
-      fail(m, r, R_NOT_FINAL, bad, 0, key);
+      fail(m, rule, R_NOT_FINAL, bad, 0, key);
     break;
   }
   default:
-    object_event(m, r, key, 1);
+    object_event(m, rule, key, 1);
   }
   busy = 0;
 }

@@ -106,6 +106,7 @@ struct vk_rule {
 	vk_u8 env_fields[VK_MAX_ENVS];
 	vk_u16 source, pad0;
 	vk_u32 line, pad1;
+	vk_u64 reserved; /* 32 bytes: a power-of-two stride for the step's lookup */
 };
 
 /* One instance.  DA engines may store `word` alone. */
@@ -128,7 +129,7 @@ _Static_assert(sizeof(struct vk_cmp) == 16, "vk_cmp layout");
 _Static_assert(sizeof(struct vk_guard) == 4, "vk_guard layout");
 _Static_assert(sizeof(struct vk_edge) == 4, "vk_edge layout");
 _Static_assert(sizeof(struct vk_inv) == 16, "vk_inv layout");
-_Static_assert(sizeof(struct vk_rule) == 24, "vk_rule layout");
+_Static_assert(sizeof(struct vk_rule) == 32, "vk_rule layout");
 _Static_assert(sizeof(struct vk_inst) == 32, "vk_inst layout");
 
 /* The blob's sections, as pointers. */
@@ -141,6 +142,10 @@ struct vk_model {
 	const struct vk_cmp *cmps;
 	const struct vk_guard *guards;
 	const struct vk_rule *rules;
+	/* The header's fields a step reads, copied here by vk_model_open so
+	 * that a plain step loads nothing it does not need. */
+	vk_u16 nevents;
+	vk_u8 has_start, kind;
 };
 
 #include "vk_step.h"

@@ -136,10 +136,57 @@ static inline struct vk_result vk_hybrid_step(const struct vk_model *m, const st
 	return (struct vk_result){ .verdict = VK_OK };
 }
 
+/* `forget` on a state word (0: not monitored, else state + 1). */
+VK_INLINE struct vk_result vk_forget_word(const struct vk_model *m, vk_u32 *word)
+{
+	vk_u32 w = *word;
+	*word = 0;
+	if (w == 0 || m->finals[w - 1])
+		return (struct vk_result){ .verdict = VK_OK };
+	return (struct vk_result){ .verdict = VK_V_NOT_FINAL, .from = (vk_u16)(w - 1) };
+}
+
+/* A model event (not `forget`) of a plain automaton on a state word. */
+VK_INLINE struct vk_result vk_event_word(const struct vk_model *m, const struct vk_rule *r,
+					 vk_u32 *word)
+{
+	vk_u32 w = *word;
+	if (w == 0) {
+		if (r->mode == VK_PLAIN && m->has_start)
+			return (struct vk_result){ .verdict = VK_OK };
+		w = 1;
+		if (r->mode == VK_START) {
+			*word = 1;
+			return (struct vk_result){ .verdict = VK_OK };
+		}
+	}
+	vk_u16 from = (vk_u16)(w - 1);
+	vk_u16 next = m->next[(vk_u32)from * m->nevents + r->event];
+	if (next == VK_NONE) {
+		*word = m->has_start ? 0 : 1;
+		return (struct vk_result){ .verdict = VK_V_EVENT, .from = from };
+	}
+	*word = (vk_u32)next + 1;
+	return (struct vk_result){ .verdict = VK_OK };
+}
+
+/* The step of a plain automaton (kind VK_DA) on the state word alone:
+ * exactly what vk_decide() does for such a model, for engines that store
+ * only the word (the in-process runtime, BPF).  No clock, no field. */
+VK_INLINE struct vk_result vk_step_word(const struct vk_model *m, const struct vk_rule *r,
+					vk_u32 *word)
+{
+	if (r->event == VK_FORGET)
+		return vk_forget_word(m, word);
+	return vk_event_word(m, r, word);
+}
+
 /* One step of rule r's event on instance in, at time now (ns). */
 VK_INLINE struct vk_result vk_decide(const struct vk_model *m, const struct vk_rule *r,
 				     struct vk_inst *in, const vk_s64 *f, vk_u64 now)
 {
+	if (m->kind == VK_DA)
+		return vk_step_word(m, r, &in->word);
 	if (r->event == VK_FORGET) {
 		if (in->word == 0)
 			return (struct vk_result){ .verdict = VK_OK };
@@ -214,6 +261,9 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 	m->cmps = (const struct vk_cmp *)(b + h->off_cmp);
 	m->guards = (const struct vk_guard *)(b + h->off_guard);
 	m->rules = (const struct vk_rule *)(b + h->off_rule);
+	m->nevents = h->nevents;
+	m->has_start = h->has_start;
+	m->kind = h->kind;
 	for (vk_u64 i = 0; i < cells; i++) {
 		if (m->next[i] != VK_NONE && m->next[i] >= h->nstates)
 			return "a transition leads to no state";

@@ -110,6 +110,7 @@ impl Compiled {
             o.u16(0);
             o.u32(r.line);
             o.u32(0);
+            o.u64(0);
         }
         o.section();
         let size = o.0.len() as u32;
@@ -174,6 +175,6 @@ mod tests {
         let off_rule = u32_at(52) as usize;
         assert_eq!(b[off_rule + 2], 1, "mode start");
         assert_eq!(u32_at(off_rule + 16), 7, "line");
-        assert_eq!(b.len() - off_rule, 24);
+        assert_eq!(b.len() - off_rule, 32);
     }
 }
