@@ -159,6 +159,7 @@ bench: build bench-deps
 	python3 bench/atomic/run.py --vigil-cc "$(BUILD)/bin/vigil-cc" --build-dir "$(BUILD)/bench/atomic"
 	python3 bench/static/run.py --vigil-cc "$(BUILD)/bin/vigil-cc" --build-dir "$(BUILD)/bench/static"
 	python3 bench/static/corpus.py --vigil-cc "$(BUILD)/bin/vigil-cc"
+	python3 bench/monitor/run.py --build "$(BUILD)"
 
 # Before/after on A-M: builds git revision BASE (default: the last commit)
 # in a worktree under build/ and runs both side by side (bench/compare.py).

@@ -83,7 +83,8 @@ def main():
     print("instructions per monitored event (callgrind, whole process, N=%d):\n%s" % (args.n, table))
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"monitor-{datetime.date.today()}.md").write_text(
+    kind = "monitor-compare" if len(args.build) > 1 else "monitor"
+    (out / f"{kind}-{datetime.date.today()}.md").write_text(
         "# In-process monitors: instructions per event\n\n`python3 bench/monitor/run.py "
         + " ".join(f"--build {b}" for b in args.build) + f"`, N={args.n}\n\n" + table + "\n")
 
