@@ -8,7 +8,8 @@
 #
 #   tests/fuzz-rust/run.sh BUILD [SECONDS-PER-TARGET] [TARGET...]
 #
-# TARGETs (all by default): dot bind ftrace tracecmd cmdline stream vk (the
+# TARGETs (all by default): dot bind ftrace tracecmd cmdline stream ltl (the
+# LTL front end: parser, Büchi construction, monitor steps) vk (the
 # compiled model's C decoder and step function, include/vigil/vk.h) (the
 # event stream's decoder, cli/stream, docs/stream-format.md), and config: the
 # C runtime's VIGIL_* parsing (runtime/config.c, libFuzzer + ASan/UBSan; its
@@ -27,7 +28,7 @@ set -u
 BUILD=${1:?usage: run.sh BUILD [SECONDS] [TARGET...]}
 SECS=${2:-5}
 shift $(( $# >= 2 ? 2 : $# ))
-TARGETS=${*:-dot bind ftrace tracecmd cmdline stream config vk}
+TARGETS=${*:-dot bind ftrace tracecmd cmdline stream config vk ltl}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$BUILD/fuzz-rust
 TRIPLE=x86_64-unknown-linux-gnu
@@ -95,6 +96,10 @@ for t in $TARGETS; do
       [ -d "$ROOT/../shared/models/kernel-rv" ] &&
         seed dot $(find "$ROOT/../shared/models/kernel-rv" -name '*.dot') ;;
     bind) seed bind $(repo_files '*.bind') ;;
+    ltl)
+      seed ltl $(repo_files '*.ltl')
+      [ -d "$ROOT/../shared/models/kernel-rv" ] &&
+        seed ltl $(find "$ROOT/../shared/models/kernel-rv" -name '*.ltl') ;;
     ftrace) seed ftrace $(repo_files '*.trace') ;;
     tracecmd)
       seed tracecmd $(repo_files '*.report')

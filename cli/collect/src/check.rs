@@ -354,6 +354,7 @@ impl Thread {
         let kind = match verdict {
             Verdict::Guard { .. } => report::Kind::Guard,
             Verdict::Invariant { .. } => report::Kind::Invariant,
+            Verdict::Ltl { .. } => report::Kind::Ltl,
             Verdict::NotFinal { .. } => report::Kind::NotFinal,
             _ => report::Kind::Event,
         };
@@ -380,7 +381,7 @@ impl Thread {
             source: format!("{} {}", decl.kind.as_str(), decl.name),
             scope: r.m.binding.scope.as_str(),
             key: (r.m.binding.scope != Scope::Global).then_some(key),
-            state: &m.states[state as usize],
+            state: &vigil_trace::conform::state_text(&r.m.compiled, verdict),
             event: &event,
             allowed: m.allowed(state as usize),
             rule: rule_at,

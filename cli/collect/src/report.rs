@@ -46,6 +46,7 @@ impl Found<'_> {
             Kind::NotFinal => format!("instance forgotten in non-final state {}", self.state),
             Kind::Guard => format!("guard false for event {} in state {}", self.event, self.state),
             Kind::Invariant => format!("invariant of state {} expired", self.state),
+            Kind::Ltl => format!("the property does not hold after {} (the automaton was in {})", self.event, self.state),
         };
         writeln!(out, "violation: {}: {what}", self.model)?;
         writeln!(

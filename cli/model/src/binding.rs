@@ -44,6 +44,12 @@
 //!   event field a guard's variable (`irq_off == 1`) is read from, when the
 //!   field has another name.
 //!
+//! * For an LTL model (`.ltl`) a rule's EVENT is an atom and it ends with
+//!   what it does to it: `true` / `false` (the atom takes the value, then
+//!   the automaton steps), `pulse` (true for one step, then false for the
+//!   next), or `set true` / `set false` (the value only, no step: an atom
+//!   read at the next step, like the kernel's fetched RT).
+//!
 //! Fields of a rule are numbered `source fields ++ sources::COMMON`.
 
 use std::path::{Path, PathBuf};
@@ -163,6 +169,18 @@ pub enum Mode {
     Run,
 }
 
+/// What a rule of an LTL model's binding does to its atom (the kernel's
+/// `ltl_atom_set`, `ltl_atom_update`, `ltl_atom_pulse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomAction {
+    /// `set true|false`: the value changes, no step.
+    Set(bool),
+    /// `true|false`: the value changes, then one step.
+    Update(bool),
+    /// `pulse`: true for one step, then false for the next.
+    Pulse,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleEvent {
     /// Index into the model's events.
@@ -181,6 +199,8 @@ pub struct Rule {
     pub key: Option<usize>,
     pub conds: Vec<Cond>,
     pub mode: Mode,
+    /// LTL models: what the rule does to its atom (`event` is the atom).
+    pub atom: Option<AtomAction>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

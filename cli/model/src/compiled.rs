@@ -40,6 +40,8 @@ pub enum Kind {
     Da = 0,
     /// A hybrid automaton: clocks, guards, resets, invariants.
     Ha = 1,
+    /// An LTL model: a Büchi automaton stepped on atom values (`ltl`).
+    Ltl = 2,
 }
 
 /// What an operand of a [`Cmp`] reads.
@@ -123,6 +125,8 @@ pub struct Rule {
     /// Index of the rule's source among the binding's distinct sources.
     pub source: u16,
     pub line: u32,
+    /// LTL: what the rule does to its atom (`event` is the atom's index).
+    pub atom: Option<crate::binding::AtomAction>,
 }
 
 /// The compiled model.
@@ -151,6 +155,9 @@ pub struct Compiled {
     pub model_name: String,
     pub states: Vec<String>,
     pub events: Vec<String>,
+    /// [`Kind::Ltl`]: the automaton (`states` name its states, `events`
+    /// its atoms).
+    pub ltl: Option<crate::ltl::Buchi>,
 }
 
 /// One instance's state, as every engine stores it (`struct vk_inst`).
@@ -162,10 +169,19 @@ pub struct Inst {
     pub reset_ns: [u64; MAX_CLOCKS],
     /// When the current state's invariant turns false, or [`NEVER`].
     pub expiry_ns: u64,
+    /// [`Kind::Ltl`]: `word` is the set of Büchi states (0: not started),
+    /// these the atoms' values and which atoms are known.
+    pub atoms: u32,
+    pub known: u32,
 }
 
 impl Inst {
-    pub const UNMONITORED: Inst = Inst { word: 0, reset_ns: [NEVER; MAX_CLOCKS], expiry_ns: NEVER };
+    pub const UNMONITORED: Inst = Inst { word: 0, reset_ns: [NEVER; MAX_CLOCKS], expiry_ns: NEVER, atoms: 0, known: 0 };
+
+    /// Nothing to keep: not monitored, and (LTL) no atom known.
+    pub fn is_empty(&self) -> bool {
+        self.word == 0 && self.known == 0
+    }
 
     pub fn state(&self) -> Option<u16> {
         self.word.checked_sub(1).map(|s| s as u16)
@@ -186,6 +202,9 @@ pub enum Verdict {
     Invariant { from: u16 },
     /// `forget` in a state that is not final.
     NotFinal { from: u16 },
+    /// LTL: no state of the automaton accepts the atoms; `states` is the
+    /// set it was in.
+    Ltl { states: u32 },
 }
 
 impl Verdict {
@@ -196,12 +215,13 @@ impl Verdict {
             Verdict::Guard { .. } => "guard",
             Verdict::Invariant { .. } => "invariant",
             Verdict::NotFinal { .. } => "not-final",
+            Verdict::Ltl { .. } => "ltl",
         }
     }
 
     pub fn from(self) -> Option<u16> {
         match self {
-            Verdict::Ok => None,
+            Verdict::Ok | Verdict::Ltl { .. } => None,
             Verdict::Event { from }
             | Verdict::Guard { from, .. }
             | Verdict::Invariant { from }

@@ -1301,6 +1301,7 @@ fn build(path: &Path, g: &Graph) -> Result<Model, Diagnostic> {
         invariants,
         state_lines,
         event_lines,
+        ltl: None,
     })
 }
 

@@ -27,7 +27,7 @@ pub mod ltl;
 pub mod render;
 pub mod sources;
 
-pub use binding::{Binding, Cond, Mode, Op, Rule, RuleEvent, Scope, Source};
+pub use binding::{AtomAction, Binding, Cond, Mode, Op, Rule, RuleEvent, Scope, Source};
 
 /// An error (or warning) about an input file, printed `file:line: message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,11 +113,19 @@ pub struct Model {
     /// messages (same indexing as `states` / `events`).
     pub state_lines: Vec<u32>,
     pub event_lines: Vec<u32>,
+    /// An LTL model (`.ltl`): its Büchi automaton.  `states` then name the
+    /// automaton's states (`S0`...), `events` are its atoms, and `function`
+    /// has no transition (the automaton steps on atom values, not events).
+    pub ltl: Option<ltl::Buchi>,
 }
 
 impl Model {
-    /// Parse a `.dot` model (see [`dot::parse`]).
+    /// Parse a `.dot` model (see [`dot::parse`]) or an `.ltl` one (see
+    /// [`ltl`]).
     pub fn from_file(path: &Path) -> Result<Model, Diagnostic> {
+        if path.extension().is_some_and(|e| e == "ltl") {
+            return ltl::LtlModel::from_file(path)?.to_model();
+        }
         dot::parse_file(path)
     }
 

@@ -139,7 +139,9 @@ impl LtlModel {
 
     /// The Büchi automaton of the rule (see [`buchi`]).
     pub fn buchi(&self) -> Result<Buchi, Diagnostic> {
-        let b = Buchi::of(&self.rule, &self.atoms);
+        let b = Buchi::of(&self.rule, &self.atoms).ok_or_else(|| {
+            Diagnostic::new(&self.path, self.rule_line, format!("the rule's automaton has far more than {MAX_STATES} states, the most the kernel's monitors take"))
+        })?;
         if b.states.len() > MAX_STATES {
             return Err(Diagnostic::new(
                 &self.path,
@@ -148,6 +150,32 @@ impl LtlModel {
             ));
         }
         Ok(b)
+    }
+}
+
+impl LtlModel {
+    /// As a [`crate::Model`]: states `S0`... of the automaton, its atoms as
+    /// events (so a binding names them), the automaton in `ltl`.
+    pub fn to_model(&self) -> Result<crate::Model, Diagnostic> {
+        let b = self.buchi()?;
+        let n = b.states.len();
+        if n == 0 {
+            return Err(Diagnostic::new(&self.path, self.rule_line, "the rule is unsatisfiable: no run satisfies it, so every task would fail at once"));
+        }
+        Ok(crate::Model {
+            name: self.name.clone(),
+            path: self.path.clone(),
+            states: (0..n).map(|i| format!("S{i}")).collect(),
+            events: self.atoms.clone(),
+            initial: 0,
+            finals: vec![true; n],
+            function: vec![vec![None; self.atoms.len()]; n],
+            annotations: Vec::new(),
+            invariants: Vec::new(),
+            state_lines: vec![self.rule_line; n],
+            event_lines: vec![self.rule_line; self.atoms.len()],
+            ltl: Some(b),
+        })
     }
 }
 

@@ -45,8 +45,36 @@ fn event_item(model: &Model, from: usize, event: usize) -> String {
     item
 }
 
+/// An LTL model's Büchi automaton: each state with its label (the atoms'
+/// condition to enter it; `true` when it has none), an arrow into every
+/// initial state.  Not a model vigil reads back: a picture.
+fn buchi_to_dot(model: &Model, b: &crate::ltl::Buchi) -> String {
+    let mut o = String::from("digraph buchi_automaton {\n\tcenter = true;\n\tsize = \"7,11\";\n");
+    for (i, st) in b.states.iter().enumerate() {
+        let label = if st.label.is_empty() {
+            "true".to_string()
+        } else {
+            st.label.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(" && ")
+        };
+        o.push_str(&format!("\t{} [shape = circle, label = {}];\n", q(&model.states[i]), q(&format!("{}\\n{label}", model.states[i]))));
+        if st.init {
+            let init = format!("__init_{}", model.states[i]);
+            o.push_str(&format!("\t{{node [shape = plaintext, style=invis, label=\"\"] {}}};\n", q(&init)));
+            o.push_str(&format!("\t{} -> {};\n", q(&init), q(&model.states[i])));
+        }
+        for &t in &st.succ {
+            o.push_str(&format!("\t{} -> {};\n", q(&model.states[i]), q(&model.states[t])));
+        }
+    }
+    o.push_str("}\n");
+    o
+}
+
 /// Graphviz source; `highlight` = (state, event) drawn in red.
 pub fn to_dot(model: &Model, highlight: Option<(usize, usize)>) -> String {
+    if let Some(b) = &model.ltl {
+        return buchi_to_dot(model, b);
+    }
     let init = format!("__init_{}", model.states[model.initial]);
     let mut o = String::new();
     o.push_str("digraph state_automaton {\n");

@@ -454,6 +454,7 @@ impl<'a> Checker<'a> {
         let m = self.model;
         let c = self.machine.compiled();
         let state = verdict.from().unwrap_or(0) as usize;
+        let state_text = crate::conform::state_text(c, verdict);
         let (kind, constraint) = match verdict {
             Verdict::Guard { guard, .. } => {
                 let g = &c.guards[guard as usize];
@@ -464,6 +465,7 @@ impl<'a> Checker<'a> {
                 (report::Kind::Invariant, Some((i.text.as_str(), format!("{}:{}", m.path.display(), i.line))))
             }
             Verdict::NotFinal { .. } => (report::Kind::NotFinal, None),
+            Verdict::Ltl { .. } => (report::Kind::Ltl, None),
             _ => (report::Kind::Event, None),
         };
         let at = expired_at.map(format_ns);
@@ -488,13 +490,13 @@ impl<'a> Checker<'a> {
             } else {
                 Some(key)
             },
-            state: &m.states[state],
+            state: &state_text,
             event: match rule {
                 None => "none",
                 Some(r) if r.event == FORGET => "forget",
                 Some(r) => &m.events[r.event as usize],
             },
-            allowed: m.allowed(state),
+            allowed: if m.ltl.is_some() { Vec::new() } else { m.allowed(state) },
             finals: m
                 .states
                 .iter()
@@ -534,6 +536,7 @@ mod tests {
             invariants: vec![],
             state_lines: vec![1, 2],
             event_lines: vec![1, 2, 3],
+            ltl: None,
         }
     }
 
@@ -756,6 +759,7 @@ wakeup     <- tp:sched:sched_wakeup key=pid
             invariants: vec![],
             state_lines: vec![1, 2],
             event_lines: vec![1, 2],
+            ltl: None,
         };
         let entry = |cpu: i64, irq: i64| {
             format!(" a-1 [{cpu:03}] d.h1. 1.0: irq_handler_entry: irq={irq} name=x\n")

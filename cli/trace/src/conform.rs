@@ -129,7 +129,7 @@ fn value_of(name: &str, v: &str) -> Option<i64> {
 
 /// A verdict as the corpus writes it.
 pub fn verdict_line(c: &Compiled, line: u32, key: i64, v: Verdict, event: Option<u16>, at: Option<u64>) -> String {
-    let state = &c.states[v.from().unwrap_or(0) as usize];
+    let state = state_text(c, v);
     let event = match event {
         None => "none",
         Some(FORGET) => "forget",
@@ -140,6 +140,18 @@ pub fn verdict_line(c: &Compiled, line: u32, key: i64, v: Verdict, event: Option
         s += &format!(" at={at}");
     }
     s
+}
+
+/// The state a verdict names: one state, or for LTL the set of Büchi
+/// states the task was in (`S0,S2`).
+pub fn state_text(c: &Compiled, v: Verdict) -> String {
+    match v {
+        Verdict::Ltl { states } => {
+            let set: Vec<&str> = (0..c.states.len()).filter(|&s| states & (1 << s) != 0).map(|s| c.states[s].as_str()).collect();
+            if set.is_empty() { "none".to_string() } else { set.join(",") }
+        }
+        _ => c.states[v.from().unwrap_or(0) as usize].clone(),
+    }
 }
 
 /// The reference: [`Compiled::decide`] on instances in a sorted map,
@@ -177,7 +189,7 @@ pub fn run_reference(case: &Case) -> Vec<String> {
 }
 
 fn store(inst: &mut BTreeMap<i64, Inst>, key: i64, i: Inst) {
-    if i.word == 0 {
+    if i.is_empty() {
         inst.remove(&key);
     } else {
         inst.insert(key, i);

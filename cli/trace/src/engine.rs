@@ -127,7 +127,7 @@ impl Machine {
                 let before = o.get().expiry_ns;
                 let v = self.c.decide(rule, o.get_mut(), vals, now_ns);
                 let after = o.get().expiry_ns;
-                if o.get().word == 0 {
+                if o.get().is_empty() {
                     o.remove();
                     return v;
                 }
@@ -136,7 +136,7 @@ impl Machine {
             Entry::Vacant(slot) => {
                 let mut i = Inst::UNMONITORED;
                 let v = self.c.decide(rule, &mut i, vals, now_ns);
-                if i.word == 0 {
+                if i.is_empty() {
                     return v;
                 }
                 self.started += 1;

@@ -15,6 +15,8 @@ pub enum Kind {
     Guard,
     /// Time passed a state's invariant (no event needed).
     Invariant,
+    /// An LTL model: no state of its automaton accepts the atoms.
+    Ltl,
 }
 
 impl Kind {
@@ -24,6 +26,7 @@ impl Kind {
             Kind::NotFinal => "not-final",
             Kind::Guard => "guard",
             Kind::Invariant => "invariant",
+            Kind::Ltl => "ltl",
         }
     }
 }
@@ -134,6 +137,13 @@ impl Violation<'_> {
                     self.state
                 );
             }
+            Kind::Ltl => {
+                let _ = writeln!(
+                    s,
+                    "violation: {}: the property does not hold after {} (the automaton was in {})",
+                    self.model, self.event, self.state
+                );
+            }
             Kind::Invariant => {
                 let _ = writeln!(
                     s,
@@ -162,7 +172,9 @@ impl Violation<'_> {
         } else {
             self.allowed.join(" ")
         };
-        let _ = writeln!(s, "  allowed:  {allowed}");
+        if self.kind != Kind::Ltl {
+            let _ = writeln!(s, "  allowed:  {allowed}");
+        }
         if self.kind == Kind::NotFinal {
             let _ = writeln!(s, "  final:    {}", self.finals.join(" "));
         }

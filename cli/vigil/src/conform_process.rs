@@ -25,6 +25,9 @@ pub fn unsupported(case: &Case) -> Option<String> {
     if case.compiled.kind == Kind::Ha {
         return Some("hybrid model: the in-process engine has no clocks yet".into());
     }
+    if case.compiled.kind == Kind::Ltl {
+        return Some("LTL model: the in-process engine does not run LTL yet".into());
+    }
     for r in &case.binding.rules {
         let Source::Call { func, .. } = &r.source else {
             return Some(format!("{} is not a call: source", r.source));

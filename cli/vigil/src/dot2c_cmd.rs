@@ -16,7 +16,8 @@ use crate::error::{Error, Result};
 use crate::install::Install;
 
 /// The model file for a MODEL argument: the path itself when it exists,
-/// else `<models dir>/MODEL.dot` for a bare name (no `/`, no `.dot`).
+/// else `<models dir>/MODEL.dot` (or `.ltl`) for a bare name (no `/`, no
+/// extension).
 pub fn resolve_model(arg: &Path) -> Result<PathBuf> {
     if arg.exists() {
         return Ok(arg.to_path_buf());
@@ -33,6 +34,10 @@ pub fn resolve_model(arg: &Path) -> Result<PathBuf> {
     let candidate = dir.join(format!("{text}.dot"));
     if candidate.is_file() {
         return Ok(candidate);
+    }
+    let ltl = dir.join(format!("{text}.ltl"));
+    if ltl.is_file() {
+        return Ok(ltl);
     }
     let shipped = shipped_models(&dir);
     Err(Error::setup(format!(
@@ -54,7 +59,7 @@ pub fn shipped_models(dir: &Path) -> Vec<String> {
         .flatten()
         .filter_map(|e| {
             let p = e.path();
-            (p.extension().is_some_and(|x| x == "dot"))
+            (p.extension().is_some_and(|x| x == "dot" || x == "ltl"))
                 .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
                 .flatten()
         })
@@ -67,6 +72,18 @@ pub fn shipped_models(dir: &Path) -> Vec<String> {
 pub fn load_model(arg: &Path) -> Result<Model> {
     let path = resolve_model(arg)?;
     Model::from_file(&path).map_err(|d| Error::setup(d.to_string()))
+}
+
+/// An LTL model where a command does not take one yet: the error says what
+/// does.
+pub fn refuse_ltl(model: &Model, what: &str) -> Result<()> {
+    if model.ltl.is_some() {
+        return Err(Error::setup(format!(
+            "{}: an LTL model: {what} does not take LTL models yet (vigil check and vigil render do)",
+            model.path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Print `Model::unsupported()` (guards, resets, invariants) on stderr, in
@@ -102,6 +119,7 @@ pub fn run(model: &Path, name: Option<&str>, output: Option<&Path>) -> Result<()
         }
     }
     let model = load_model(model)?;
+    refuse_ltl(&model, "vigil dot2c (the kernel's ltl2k output)")?;
     warn_unsupported(&model);
     let c = dot2c::generate(&model, name);
     write_output(output, c.as_bytes())

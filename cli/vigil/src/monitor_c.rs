@@ -153,6 +153,7 @@ pub fn load(binding_arg: &Path, model_arg: Option<&Path>) -> Result<Monitor> {
         None => binding_model(&path)?,
     };
     let model = Model::from_file(&model_path).map_err(|d| Error::failure(d.to_string()))?;
+    crate::dot2c_cmd::refuse_ltl(&model, "an in-process monitor")?;
     from_text(&path, &text, model)
 }
 

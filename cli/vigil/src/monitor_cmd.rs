@@ -297,6 +297,7 @@ fn write_spec_file(text: &str) -> Result<PathBuf> {
 pub fn load(args: &MonitorArgs) -> Result<(Model, Binding)> {
     let (model_path, bind_path) = resolve(&args.model, args.bind.as_deref())?;
     let model = Model::from_file(&model_path).map_err(|d| Error::setup(d.to_string()))?;
+    crate::dot2c_cmd::refuse_ltl(&model, "vigil monitor (the BPF engine)")?;
     warn_unsupported(&model);
     let binding =
         Binding::from_file(&bind_path, &model).map_err(|d| Error::setup(d.to_string()))?;

@@ -142,6 +142,46 @@ fn compiled(m: &Model, data: &[u8]) {
     }
 }
 
+/// An `.ltl` model: parsed, compiled to its Büchi automaton, turned into
+/// a model, drawn, and stepped on atom values drawn from the input.
+pub fn ltl(data: &[u8]) {
+    let text = text(data);
+    let path = Path::new("fuzz.ltl");
+    let m = match vigil_model::ltl::parse(path, &text) {
+        Err(d) => return check_diag(&d, path, &text),
+        Ok(m) => m,
+    };
+    let b = match m.buchi() {
+        Err(d) => return check_diag(&d, path, &text),
+        Ok(b) => b,
+    };
+    for s in &b.states {
+        assert!(s.succ.iter().all(|&t| t < b.states.len()));
+    }
+    match m.to_model() {
+        Err(d) => check_diag(&d, path, &text),
+        Ok(model) => {
+            let _ = vigil_model::render::to_dot(&model, None);
+            let mut inst = vigil_model::ltl::LtlInst::default();
+            for &byte in data.iter().take(128) {
+                if b.atoms.is_empty() {
+                    break;
+                }
+                let atom = byte as usize % b.atoms.len();
+                let _ = match byte >> 6 {
+                    0 => b.update(&mut inst, atom, byte & 1 == 1),
+                    1 => b.pulse(&mut inst, atom, true),
+                    _ => {
+                        b.set(&mut inst, atom, byte & 1 == 1);
+                        false
+                    }
+                };
+                assert_eq!(inst.states >> b.states.len().min(31) >> 1, 0, "a state outside the automaton");
+            }
+        }
+    }
+}
+
 /// Compiled blobs of the fixture models (the `vk` target's seeds).
 pub fn vk_seeds() -> Vec<(String, Vec<u8>)> {
     let f = fixtures();

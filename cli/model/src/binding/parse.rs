@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Const, EnvAlias};
 
-use super::{Binding, Cond, Mode, Op, Rule, RuleEvent, Scope, Source};
+use super::{AtomAction, Binding, Cond, Mode, Op, Rule, RuleEvent, Scope, Source};
 use crate::sources;
 use crate::{Diagnostic, Model};
 
@@ -556,16 +556,34 @@ fn parse_rule(
     }
 
     let mut mode = Mode::Plain;
-    match toks.get(i) {
-        Some(Tok::Word("start")) => {
-            mode = Mode::Start;
-            i += 1;
+    let mut atom = None;
+    if model.ltl.is_some() && event != RuleEvent::Forget {
+        let (action, used) = match (toks.get(i), toks.get(i + 1)) {
+            (Some(Tok::Word("true")), _) => (AtomAction::Update(true), 1),
+            (Some(Tok::Word("false")), _) => (AtomAction::Update(false), 1),
+            (Some(Tok::Word("pulse")), _) => (AtomAction::Pulse, 1),
+            (Some(Tok::Word("set")), Some(Tok::Word("true"))) => (AtomAction::Set(true), 2),
+            (Some(Tok::Word("set")), Some(Tok::Word("false"))) => (AtomAction::Set(false), 2),
+            _ => {
+                return Err(err(
+                    "a rule of an LTL model ends with what it does to its atom: `true`, `false`, `pulse`, `set true` or `set false`".into(),
+                ))
+            }
+        };
+        atom = Some(action);
+        i += used;
+    } else {
+        match toks.get(i) {
+            Some(Tok::Word("start")) => {
+                mode = Mode::Start;
+                i += 1;
+            }
+            Some(Tok::Word("run")) => {
+                mode = Mode::Run;
+                i += 1;
+            }
+            _ => {}
         }
-        Some(Tok::Word("run")) => {
-            mode = Mode::Run;
-            i += 1;
-        }
-        _ => {}
     }
     if let Some(t) = toks.get(i) {
         let after = if i == 0 {
@@ -611,6 +629,7 @@ fn parse_rule(
         key,
         conds,
         mode,
+        atom,
     })
 }
 
@@ -633,6 +652,7 @@ mod tests {
             invariants: vec![],
             state_lines: vec![8, 9],
             event_lines: vec![12, 14, 11],
+            ltl: None,
         }
     }
 

@@ -154,13 +154,14 @@ mod tests {
             invariants: vec![],
             cmps: vec![Cmp { op: Op::Eq, lhs_kind: Opnd::Field, lhs: 1, rhs_kind: Opnd::Const, rhs: 0, end_term: false, value: -2 }],
             guards: vec![],
-            rules: vec![Rule { event: 2, mode: Mode::Start, key: 0, cond_first: 0, cond_n: 1, env_fields: [NO_FIELD; MAX_ENVS], source: 0, line: 7 }],
+            rules: vec![Rule { event: 2, mode: Mode::Start, key: 0, cond_first: 0, cond_n: 1, env_fields: [NO_FIELD; MAX_ENVS], source: 0, line: 7, atom: None }],
             sources: vec!["tp:sched_switch".into()],
             clocks: vec![],
             envs: vec![],
             model_name: "m".into(),
             states: vec!["a".into(), "b".into()],
             events: vec!["x".into(), "y".into(), "z".into()],
+            ltl: None,
         };
         let b = c.to_blob();
         let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());

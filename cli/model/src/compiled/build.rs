@@ -16,7 +16,13 @@ pub fn compile(model: &Model, binding: &Binding) -> Result<Compiled, Diagnostic>
         next.extend(row.iter().map(|n| n.map_or(NONE, |s| s as u16)));
     }
     let mut c = Compiled {
-        kind: if model.is_hybrid() { Kind::Ha } else { Kind::Da },
+        kind: if model.ltl.is_some() {
+            Kind::Ltl
+        } else if model.is_hybrid() {
+            Kind::Ha
+        } else {
+            Kind::Da
+        },
         scope: binding.scope,
         has_start: binding.has_start_rules(),
         check_exit: binding.at_exit_final.is_some(),
@@ -35,6 +41,7 @@ pub fn compile(model: &Model, binding: &Binding) -> Result<Compiled, Diagnostic>
         model_name: model.name.clone(),
         states: model.states.clone(),
         events: model.events.clone(),
+        ltl: model.ltl.clone(),
     };
     if c.kind == Kind::Ha {
         hybrid(&mut c, model, binding)?;
@@ -105,6 +112,7 @@ fn compile_rule(c: &mut Compiled, model: &Model, binding: &Binding, r: usize) ->
         env_fields,
         source: source as u16,
         line: rule.line,
+        atom: rule.atom,
     })
 }
 

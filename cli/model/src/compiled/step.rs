@@ -46,6 +46,9 @@ impl Compiled {
     /// in ns (unused by plain automata).
     #[inline]
     pub fn decide(&self, rule: &Rule, inst: &mut Inst, fields: &[i64], now: u64) -> Verdict {
+        if self.kind == Kind::Ltl {
+            return self.ltl_step(rule, inst);
+        }
         if rule.event == FORGET {
             let Some(from) = inst.state() else { return Verdict::Ok };
             *inst = Inst::UNMONITORED;
@@ -101,6 +104,37 @@ impl Compiled {
         }
         inst.word = next as u32 + 1;
         Verdict::Ok
+    }
+
+    /// An LTL rule: the kernel's `ltl_atom_set/update/pulse` on the
+    /// instance's Büchi state set (crate::ltl).  `forget` ends the task's
+    /// monitor with no verdict, as the kernel's task exit does.
+    fn ltl_step(&self, rule: &Rule, inst: &mut Inst) -> Verdict {
+        use crate::binding::AtomAction;
+        let b = self.ltl.as_ref().expect("an LTL model has its automaton");
+        if rule.event == FORGET {
+            *inst = Inst::UNMONITORED;
+            return Verdict::Ok;
+        }
+        let mut m = crate::ltl::LtlInst { states: inst.word, atoms: inst.atoms, known: inst.known };
+        let before = m.states;
+        let atom = rule.event as usize;
+        let violated = match rule.atom {
+            Some(AtomAction::Set(v)) => {
+                b.set(&mut m, atom, v);
+                false
+            }
+            Some(AtomAction::Update(v)) => b.update(&mut m, atom, v),
+            Some(AtomAction::Pulse) | None => b.pulse(&mut m, atom, true),
+        };
+        inst.word = m.states;
+        inst.atoms = m.atoms;
+        inst.known = m.known;
+        if violated {
+            Verdict::Ltl { states: if before != 0 { before } else { m.states } }
+        } else {
+            Verdict::Ok
+        }
     }
 
     /// A timer: the instance's invariant has expired by `now`.

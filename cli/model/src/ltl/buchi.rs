@@ -78,7 +78,14 @@ struct Node {
 struct Tableau {
     nodes: Vec<Node>,
     ids: usize,
+    /// The construction is exponential in the formula: it stops once the
+    /// automaton is already larger than any monitor takes.
+    overflow: bool,
 }
+
+/// Nodes kept, or pending, past which the construction stops.
+const NODE_CAP: usize = 4 * super::MAX_STATES;
+const WORK_CAP: usize = 100_000;
 
 impl Tableau {
     fn fresh(&mut self) -> usize {
@@ -90,6 +97,10 @@ impl Tableau {
     fn expand(&mut self, start: Node) {
         let mut work = vec![start];
         while let Some(mut node) = work.pop() {
+            if self.nodes.len() > NODE_CAP || work.len() > WORK_CAP {
+                self.overflow = true;
+                return;
+            }
             let Some(f) = node.new.pop_first() else {
                 if let Some(n) = self.nodes.iter_mut().find(|n| n.old == node.old && n.next == node.next) {
                     n.incoming.extend(node.incoming);
@@ -162,11 +173,15 @@ impl Tableau {
 }
 
 impl Buchi {
-    /// The automaton of `rule` over `atoms`.
-    pub fn of(rule: &Formula, atoms: &[String]) -> Buchi {
-        let mut t = Tableau { nodes: Vec::new(), ids: 0 };
+    /// The automaton of `rule` over `atoms`; `None` when it has more than
+    /// four times the states a monitor takes (the construction stops).
+    pub fn of(rule: &Formula, atoms: &[String]) -> Option<Buchi> {
+        let mut t = Tableau { nodes: Vec::new(), ids: 0, overflow: false };
         let first = Node { id: 0, incoming: [INIT].into(), new: [normal(rule)].into(), old: BTreeSet::new(), next: BTreeSet::new() };
         t.expand(first);
+        if t.overflow {
+            return None;
+        }
         t.nodes.sort_by_key(|n| n.id);
         let states = t
             .nodes
@@ -177,7 +192,7 @@ impl Buchi {
                 succ: t.nodes.iter().enumerate().filter(|(_, m)| m.incoming.contains(&n.id)).map(|(j, _)| j).collect(),
             })
             .collect();
-        Buchi { atoms: atoms.to_vec(), states }
+        Some(Buchi { atoms: atoms.to_vec(), states })
     }
 
     /// Whether state `s`'s label holds for the atoms in `set`.
@@ -207,6 +222,17 @@ mod tests {
         assert_eq!(b.states[0].label[0].to_string(), "(!rt || !pagefault)");
         // PAGEFAULT=bit 0, RT=bit 1
         assert!(b.label_holds(0, 0b01) && b.label_holds(0, 0b10) && !b.label_holds(0, 0b11));
+    }
+
+    #[test]
+    fn a_formula_too_large_stops_the_construction() {
+        let mut f = String::from("A0");
+        for i in 1..24 {
+            f = format!("(A{i} until ({f}))");
+        }
+        let m = super::super::parse(Path::new("big.ltl"), &format!("RULE = always {f}\n")).unwrap();
+        let e = m.buchi().unwrap_err();
+        assert!(e.message.contains("far more than 32 states") || e.message.contains("the kernel's monitors take at most"), "{e}");
     }
 
     #[test]

@@ -6,12 +6,13 @@ use std::panic;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((target, files)) = args.split_first() else {
-        eprintln!("usage: replay dot|bind|ftrace|tracecmd|cmdline|stream FILE...");
+        eprintln!("usage: replay dot|bind|ltl|ftrace|tracecmd|cmdline|stream FILE...");
         std::process::exit(2);
     };
     let f: fn(&[u8]) = match target.as_str() {
         "dot" => vigil_fuzz::dot,
         "bind" => vigil_fuzz::bind,
+        "ltl" => vigil_fuzz::ltl,
         "ftrace" => vigil_fuzz::ftrace,
         "tracecmd" => vigil_fuzz::tracecmd,
         "cmdline" => vigil_fuzz::cmdline,
