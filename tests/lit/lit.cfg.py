@@ -41,6 +41,18 @@ config.substitutions.append(("%include", os.path.join(root, "include")))
 config.substitutions.append(("%root", root))
 # The C step function's conformance runner (tests/conformance/vk_run.c).
 config.substitutions.append(("%vk-run", os.path.join(build, "tests", "vk_run")))
+# ftrace: a private tracefs instance can be created (root, tracefs mounted).
+def _ftrace_ok():
+    inst = "/sys/kernel/tracing/instances/vigil-probe-%d" % os.getpid()
+    try:
+        os.mkdir(inst)
+        os.rmdir(inst)
+        return True
+    except OSError as e:
+        lit_config.note("tests/lit/live are UNSUPPORTED: cannot create a tracefs instance (%s)" % e)
+        return False
+if _ftrace_ok():
+    config.available_features.add("ftrace")
 # The kernel's RV models (../shared, beside the repository: test data only).
 if os.path.isdir(os.path.join(root, "..", "shared", "models", "kernel-rv")):
     config.available_features.add("kernel-rv-models")
