@@ -1,7 +1,9 @@
 /*
  * monitor.c — automaton monitors on C functions (vigil/monitor.h has the
  * contract and the semantics): instance states per thread, global or per
- * object, transitions, `forget`, the exit checks, reports and counters.
+ * object, transitions, `forget`, thread registration and the exit checks.
+ * Reports are in monitor_report.c, counters in monitor_stats.c, what they
+ * share in monitor_internal.h.
  *
  * Where the states live:
  *
@@ -44,67 +46,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "vigil/monitor.h"
+#include "monitor_internal.h"
 #include "vigil/stream.h"
-#include "vigil/vk.h"
 
 extern size_t vg_memory_limit;
-
-/* ---- small helpers ----------------------------------------------------------- */
 
 static _Thread_local int busy;          /* the runtime is working on this thread */
 static _Thread_local int thread_exited; /* our thread-exit destructor has run    */
 
-static inline void spin_lock(uint32_t *l) {
-  for (unsigned spins = 0;; spins++) {
-    uint32_t expected = 0;
-    if (__atomic_compare_exchange_n(l, &expected, 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-      return;
-    if (spins > 64)
-      sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
-    else
-      __builtin_ia32_pause();
-#endif
-  }
-}
 
-static inline void spin_unlock(uint32_t *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
-
-static inline uint64_t ld64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-
-/* ---- per-monitor bookkeeping ---------------------------------------------------- */
-
-#define STRIPES 64
-
-struct entry {
-  uint64_t key;
-  uint32_t state; /* 0: empty slot; else state + 1 */
-  uint32_t reserved;
-};
-
-struct stripe {
-  uint32_t lock;
-  uint32_t count;
-  uint32_t mask; /* capacity - 1; 0 with slots == NULL: not allocated */
-  uint32_t reserved;
-  struct entry *slots;
-  char pad[64 - 24];
-};
-_Static_assert(sizeof(struct stripe) == 64, "one stripe per cache line");
-
-struct vg_monitor_rt {
-  struct vigil_monitor *m;
-  struct vg_monitor_rt *next;
-  atomic_uint_fast64_t events;   /* exited threads, and unregistered events */
-  atomic_uint_fast64_t failures;
-  atomic_uint_fast64_t dropped;
-  struct stripe *stripes;        /* OBJECT scope */
-  struct vk_model vk;            /* the compiled model, mapped */
-};
-
-static _Atomic(struct vg_monitor_rt *) monitors;
+_Atomic(struct vg_monitor_rt *) vg_monitors;
 static atomic_size_t table_bytes;
 
 static void at_exit_check(void);
@@ -157,25 +108,19 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
     free(n);
     return expected;
   }
-  struct vg_monitor_rt *head = atomic_load(&monitors);
+  struct vg_monitor_rt *head = atomic_load(&vg_monitors);
   do
     n->next = head;
-  while (!atomic_compare_exchange_weak(&monitors, &head, n));
+  while (!atomic_compare_exchange_weak(&vg_monitors, &head, n));
   pthread_once(&exit_once, register_atexit);
   return n;
 }
 
 /* ---- threads: registration, counters, exit --------------------------------------- */
 
-struct reg {
-  struct vigil_monitor_tls *tls;
-  struct vg_monitor_rt *rt;
-  struct reg *next, *prev;  /* every live registration */
-  struct reg *thread_next;  /* this thread's */
-};
 
-static uint32_t live_lock;
-static struct reg *live;
+uint32_t vg_monitor_live_lock;
+struct reg *vg_monitor_live;
 static _Thread_local struct reg *mine;
 static pthread_key_t thread_key;
 static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
@@ -191,163 +136,18 @@ static void register_tls(struct vg_monitor_rt *rt, struct vigil_monitor_tls *t) 
     return;
   r->tls = t;
   r->rt = rt;
-  spin_lock(&live_lock);
-  r->next = live;
-  if (live)
-    live->prev = r;
-  live = r;
-  spin_unlock(&live_lock);
+  spin_lock(&vg_monitor_live_lock);
+  r->next = vg_monitor_live;
+  if (vg_monitor_live)
+    vg_monitor_live->prev = r;
+  vg_monitor_live = r;
+  spin_unlock(&vg_monitor_live_lock);
   r->thread_next = mine;
   mine = r;
   t->runtime = r;
   t->flags |= TLS_REGISTERED;
   pthread_once(&thread_key_once, make_thread_key);
   pthread_setspecific(thread_key, (void *)1);
-}
-
-/* ---- reports ---------------------------------------------------------------------- */
-
-enum reason { R_INVALID, R_NOT_FINAL, R_NOT_FINAL_AT_EXIT };
-static const char *const reason_codes[] = {
-    [R_INVALID] = "monitor-invalid-event",
-    [R_NOT_FINAL] = "not-final",
-    [R_NOT_FINAL_AT_EXIT] = "not-final-at-exit",
-};
-
-struct violation {
-  enum reason reason;
-  const struct vigil_monitor_rule *rule; /* NULL at exit */
-  uint32_t state;
-  int has_key;
-  uint64_t key;
-  const char *when; /* at exit: "thread exit" / "program exit" */
-};
-
-static void format_key(struct vg_buf *b, uint64_t v) {
-  if (v < 1000000)
-    vg_bprintf(b, "%llu", (unsigned long long)v);
-  else if (v >= 0xffffffffffff0000ull)
-    vg_bprintf(b, "%lld", (long long)v);
-  else
-    vg_bprintf(b, "0x%llx", (unsigned long long)v);
-}
-
-static const char *basename_of(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
-}
-
-/* The violation as a `verdict` event of the stream (docs/stream-format.md,
- * "Verdicts"), from the reporting thread, before the report and
- * VIGIL_ON_FAILURE act.  One event per monitor, reason, state and event
- * (declared on first use: the runtime keeps each name once); the words are
- * the instance's key, the state's and the event's index in the model (-1:
- * no model event: `forget`, or an exit check) and the binding rule's line
- * (0 at exit).  Called only when the stream is on: out of line, so that
- * a report without it pays one load and one branch. */
-static __attribute__((noinline, cold)) void stream_verdict(const struct vigil_monitor *m,
-                                                          const struct violation *x,
-                                                          const char *state,
-                                                          const char *event) {
-  static const char *const types[4] = {"u64", "u64", "i64", "u64"};
-  static const char *const names[4] = {"key", "state", "event", "line"};
-  struct vg_buf name = {0};
-  vg_bprintf(&name, "monitor %s %s %s", m->name, reason_codes[x->reason], state);
-  if (x->rule)
-    vg_bprintf(&name, " %s", event);
-  uint32_t id =
-      name.p ? vigil_stream_declare_named(name.p, "verdict", 4, types, names) : UINT32_MAX;
-  free(name.p);
-  int model_event = x->rule && x->rule->event != VIGIL_MONITOR_FORGET;
-  uint64_t w[4] = {x->has_key ? x->key : 0, x->state,
-                   model_event ? x->rule->event : (uint64_t)-1, x->rule ? x->rule->line : 0};
-  if (id != UINT32_MAX)
-    vigil_stream_emit(id, 4, w);
-}
-
-static void report(struct vg_monitor_rt *rt, const struct violation *x) {
-  struct vigil_monitor *m = rt->m;
-  const struct vigil_monitor_model *md = m->model;
-  atomic_fetch_add_explicit(&rt->failures, 1, memory_order_relaxed);
-  const char *state = x->state < md->nstates ? md->state_names[x->state] : "?";
-  const char *event = "";
-  if (x->rule)
-    event = x->rule->event == VIGIL_MONITOR_FORGET ? "forget" : md->event_names[x->rule->event];
-
-  struct vg_buf assertion = {0}, text = {0}, expl = {0}, ev = {0}, values = {0},
-                expected = {0}, heading = {0}, render = {0}, json = {0};
-  vg_bprintf(&assertion, "%s (%s)", m->name, m->binding);
-  vg_bprintf(&text, "model %s (%s), scope %s", md->name, md->path, m->scope_text);
-  switch (x->reason) {
-  case R_INVALID:
-    vg_bprintf(&expl, "event %s is not allowed in state %s", event, state);
-    break;
-  case R_NOT_FINAL:
-    vg_bprintf(&expl, "the instance was forgotten in state %s, which is not final", state);
-    break;
-  case R_NOT_FINAL_AT_EXIT:
-    vg_bprintf(&expl, "%s in state %s, which is not final",
-               strcmp(x->when, "thread exit") ? "the program exited" : "the thread exited", state);
-    break;
-  }
-  if (x->rule)
-    vg_bprintf(&ev, "%s (%s:%u)", x->rule->text, basename_of(m->binding), x->rule->line);
-  else
-    vg_bprintf(&ev, "%s", x->when);
-  if (x->has_key) {
-    vg_bprintf(&values, "key = ");
-    format_key(&values, x->key);
-  }
-  const char *sep = "";
-  const struct vk_model *vk = &((struct vg_monitor_rt *)m->runtime)->vk;
-  for (uint32_t e = 0; e < md->nevents; e++)
-    if (vk->next[x->state * md->nevents + e] != VK_NONE) {
-      vg_bprintf(&expected, "%s%s", sep, md->event_names[e]);
-      sep = " | ";
-    }
-  if (__builtin_expect(__vigil_stream_on, 0))
-    stream_verdict(m, x, state, event);
-  vg_bprintf(&heading, "vigil: monitor violation: %s (%s)", m->name, m->binding);
-  if (x->reason == R_INVALID)
-    vg_bprintf(&render, "vigil render %s --highlight %s:%s", md->path, state, event);
-  else
-    vg_bprintf(&render, "vigil render %s", md->path);
-
-  vg_bprintf(&json, ",\"kind\":\"monitor\",\"monitor\":");
-  vg_bjson(&json, m->name);
-  vg_bprintf(&json, ",\"binding\":");
-  vg_bjson(&json, m->binding);
-  vg_bprintf(&json, ",\"model\":");
-  vg_bjson(&json, md->path);
-  vg_bprintf(&json, ",\"scope\":");
-  vg_bjson(&json, m->scope_text);
-  vg_bprintf(&json, ",\"state\":");
-  vg_bjson(&json, state);
-  vg_bprintf(&json, ",\"key\":");
-  if (x->has_key) {
-    char k[32];
-    snprintf(k, sizeof k, "0x%llx", (unsigned long long)x->key);
-    vg_bjson(&json, k);
-  } else {
-    vg_bprintf(&json, "null");
-  }
-  if (x->rule) {
-    vg_bprintf(&json, ",\"source\":");
-    vg_bjson(&json, x->rule->source);
-    vg_bprintf(&json, ",\"rule_line\":%u", x->rule->line);
-  }
-  vg_bprintf(&json, ",\"render\":");
-  vg_bjson(&json, render.p);
-
-  const char *lines[] = {"state:", state, NULL, NULL};
-  const char *tail[] = {"picture:", render.p ? render.p : "", NULL, NULL};
-  struct vigil_violation v = {
-      .assertion = assertion.p, .text = text.p, .reason = reason_codes[x->reason],
-      .explanation = expl.p, .event = ev.p ? ev.p : "", .values = values.p ? values.p : "",
-      .expected = expected.p ? expected.p : "", .alternative = -1};
-  vg_report_violation(&v, heading.p, lines, tail, json.p);
-  free(assertion.p), free(text.p), free(expl.p), free(ev.p), free(values.p);
-  free(expected.p), free(heading.p), free(render.p), free(json.p);
 }
 
 /* ---- the transition ------------------------------------------------------------------- */
@@ -501,7 +301,7 @@ static __attribute__((noinline, cold)) void fail(struct vigil_monitor *m, uint32
   struct vg_monitor_rt *rt = __atomic_load_n((struct vg_monitor_rt **)&m->runtime, __ATOMIC_ACQUIRE);
   struct violation x = {.reason = why, .rule = &m->rules[rule], .state = state, .has_key = has_key, .key = key};
   if (rt)
-    report(rt, &x);
+    vg_monitor_report(rt, &x);
 }
 
 /* The first event of a monitor on this thread (or ever): bookkeeping, and
@@ -630,7 +430,7 @@ static void check_tls_at_exit(struct reg *r, const char *when) {
   if (final_of(m, s))
     return;
   struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .state = s, .when = when};
-  report(r->rt, &x);
+  vg_monitor_report(r->rt, &x);
 }
 
 static void thread_exit(void *p) {
@@ -639,7 +439,7 @@ static void thread_exit(void *p) {
   busy = 1;
   for (struct reg *r = mine; r; r = r->thread_next)
     check_tls_at_exit(r, "thread exit");
-  spin_lock(&live_lock);
+  spin_lock(&vg_monitor_live_lock);
   for (struct reg *r = mine, *next; r; r = next) {
     next = r->thread_next;
     atomic_fetch_add(&r->rt->events, ld64(&r->tls->events));
@@ -648,13 +448,13 @@ static void thread_exit(void *p) {
     if (r->prev)
       r->prev->next = r->next;
     else
-      live = r->next;
+      vg_monitor_live = r->next;
     if (r->next)
       r->next->prev = r->prev;
     free(r);
   }
   mine = NULL;
-  spin_unlock(&live_lock);
+  spin_unlock(&vg_monitor_live_lock);
   thread_exited = 1;
   busy = was_busy;
 }
@@ -667,7 +467,7 @@ static void at_exit_check(void) {
   busy = 1;
   for (struct reg *r = mine; r; r = r->thread_next)
     check_tls_at_exit(r, "program exit");
-  for (struct vg_monitor_rt *rt = atomic_load(&monitors); rt; rt = rt->next) {
+  for (struct vg_monitor_rt *rt = atomic_load(&vg_monitors); rt; rt = rt->next) {
     struct vigil_monitor *m = rt->m;
     if (!m->check_exit)
       continue;
@@ -677,7 +477,7 @@ static void at_exit_check(void) {
       spin_unlock(&m->lock);
       if (w && !final_of(m, w - 1)) {
         struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .state = w - 1, .when = "program exit"};
-        report(rt, &x);
+        vg_monitor_report(rt, &x);
       }
     } else if (m->scope == VIGIL_MONITOR_OBJECT) {
       for (unsigned i = 0; i < STRIPES; i++) {
@@ -700,7 +500,7 @@ static void at_exit_check(void) {
           spin_unlock(&st->lock);
           if (!found)
             break;
-          report(rt, &x);
+          vg_monitor_report(rt, &x);
         }
       }
     }
@@ -708,50 +508,3 @@ static void at_exit_check(void) {
   busy = 0;
 }
 
-/* ---- statistics ---------------------------------------------------------------------------- */
-
-static void sum(struct vg_monitor_rt *rt, uint64_t *events, uint64_t *failures, uint64_t *dropped) {
-  *events += atomic_load(&rt->events);
-  *failures += atomic_load(&rt->failures);
-  *dropped += atomic_load(&rt->dropped);
-  for (struct reg *r = live; r; r = r->next)
-    if (r->rt == rt)
-      *events += ld64(&r->tls->events);
-}
-
-void vg_monitor_totals(struct vigil_totals *t) {
-  spin_lock(&live_lock);
-  for (struct vg_monitor_rt *rt = atomic_load(&monitors); rt; rt = rt->next) {
-    uint64_t ev = 0, fail = 0, drop = 0;
-    sum(rt, &ev, &fail, &drop);
-    t->monitors++;
-    t->monitor_events += ev;
-    t->monitor_failures += fail;
-    t->events += ev;
-    t->failures += fail;
-    t->dropped += drop;
-  }
-  spin_unlock(&live_lock);
-}
-
-void vg_monitor_print_stats(int count_mode) {
-  struct vg_monitor_rt *head = atomic_load(&monitors);
-  if (!head)
-    return;
-  spin_lock(&live_lock);
-  if (!count_mode)
-    fprintf(stderr, "vigil: monitors\n  %-32s %12s %10s %8s\n", "monitor", "events",
-            "violations", "dropped");
-  for (struct vg_monitor_rt *rt = head; rt; rt = rt->next) {
-    uint64_t ev = 0, fail = 0, drop = 0;
-    sum(rt, &ev, &fail, &drop);
-    char name[256];
-    snprintf(name, sizeof name, "%s (%s)", rt->m->name, basename_of(rt->m->binding));
-    if (!count_mode)
-      fprintf(stderr, "  %-32s %12llu %10llu %8llu\n", name, (unsigned long long)ev,
-              (unsigned long long)fail, (unsigned long long)drop);
-    else if (fail)
-      fprintf(stderr, "  monitor %s: %llu\n", name, (unsigned long long)fail);
-  }
-  spin_unlock(&live_lock);
-}

@@ -1,0 +1,146 @@
+/*
+ * monitor_report.c — a monitor violation as vigil reports every violation
+ * (report.c: the handler, VIGIL_ON_FAILURE, VIGIL_REPORT JSON Lines,
+ * backtraces), and as a `verdict` event of the stream when it is on.
+ * Cold code: nothing here is on the event path.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor_internal.h"
+#include "vigil/stream.h"
+
+static const char *const reason_codes[] = {
+    [R_INVALID] = "monitor-invalid-event",
+    [R_NOT_FINAL] = "not-final",
+    [R_NOT_FINAL_AT_EXIT] = "not-final-at-exit",
+};
+
+static void format_key(struct vg_buf *b, uint64_t v) {
+  if (v < 1000000)
+    vg_bprintf(b, "%llu", (unsigned long long)v);
+  else if (v >= 0xffffffffffff0000ull)
+    vg_bprintf(b, "%lld", (long long)v);
+  else
+    vg_bprintf(b, "0x%llx", (unsigned long long)v);
+}
+
+const char *vg_monitor_basename(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+/* The violation as a `verdict` event of the stream (docs/stream-format.md,
+ * "Verdicts"), from the reporting thread, before the report and
+ * VIGIL_ON_FAILURE act.  One event per monitor, reason, state and event
+ * (declared on first use: the runtime keeps each name once); the words are
+ * the instance's key, the state's and the event's index in the model (-1:
+ * no model event: `forget`, or an exit check) and the binding rule's line
+ * (0 at exit).  Called only when the stream is on: out of line, so that
+ * a report without it pays one load and one branch. */
+static __attribute__((noinline, cold)) void stream_verdict(const struct vigil_monitor *m,
+                                                          const struct violation *x,
+                                                          const char *state,
+                                                          const char *event) {
+  static const char *const types[4] = {"u64", "u64", "i64", "u64"};
+  static const char *const names[4] = {"key", "state", "event", "line"};
+  struct vg_buf name = {0};
+  vg_bprintf(&name, "monitor %s %s %s", m->name, reason_codes[x->reason], state);
+  if (x->rule)
+    vg_bprintf(&name, " %s", event);
+  uint32_t id =
+      name.p ? vigil_stream_declare_named(name.p, "verdict", 4, types, names) : UINT32_MAX;
+  free(name.p);
+  int model_event = x->rule && x->rule->event != VIGIL_MONITOR_FORGET;
+  uint64_t w[4] = {x->has_key ? x->key : 0, x->state,
+                   model_event ? x->rule->event : (uint64_t)-1, x->rule ? x->rule->line : 0};
+  if (id != UINT32_MAX)
+    vigil_stream_emit(id, 4, w);
+}
+
+void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
+  struct vigil_monitor *m = rt->m;
+  const struct vigil_monitor_model *md = m->model;
+  atomic_fetch_add_explicit(&rt->failures, 1, memory_order_relaxed);
+  const char *state = x->state < md->nstates ? md->state_names[x->state] : "?";
+  const char *event = "";
+  if (x->rule)
+    event = x->rule->event == VIGIL_MONITOR_FORGET ? "forget" : md->event_names[x->rule->event];
+
+  struct vg_buf assertion = {0}, text = {0}, expl = {0}, ev = {0}, values = {0},
+                expected = {0}, heading = {0}, render = {0}, json = {0};
+  vg_bprintf(&assertion, "%s (%s)", m->name, m->binding);
+  vg_bprintf(&text, "model %s (%s), scope %s", md->name, md->path, m->scope_text);
+  switch (x->reason) {
+  case R_INVALID:
+    vg_bprintf(&expl, "event %s is not allowed in state %s", event, state);
+    break;
+  case R_NOT_FINAL:
+    vg_bprintf(&expl, "the instance was forgotten in state %s, which is not final", state);
+    break;
+  case R_NOT_FINAL_AT_EXIT:
+    vg_bprintf(&expl, "%s in state %s, which is not final",
+               strcmp(x->when, "thread exit") ? "the program exited" : "the thread exited", state);
+    break;
+  }
+  if (x->rule)
+    vg_bprintf(&ev, "%s (%s:%u)", x->rule->text, vg_monitor_basename(m->binding), x->rule->line);
+  else
+    vg_bprintf(&ev, "%s", x->when);
+  if (x->has_key) {
+    vg_bprintf(&values, "key = ");
+    format_key(&values, x->key);
+  }
+  const char *sep = "";
+  const struct vk_model *vk = &((struct vg_monitor_rt *)m->runtime)->vk;
+  for (uint32_t e = 0; e < md->nevents; e++)
+    if (vk->next[x->state * md->nevents + e] != VK_NONE) {
+      vg_bprintf(&expected, "%s%s", sep, md->event_names[e]);
+      sep = " | ";
+    }
+  if (__builtin_expect(__vigil_stream_on, 0))
+    stream_verdict(m, x, state, event);
+  vg_bprintf(&heading, "vigil: monitor violation: %s (%s)", m->name, m->binding);
+  if (x->reason == R_INVALID)
+    vg_bprintf(&render, "vigil render %s --highlight %s:%s", md->path, state, event);
+  else
+    vg_bprintf(&render, "vigil render %s", md->path);
+
+  vg_bprintf(&json, ",\"kind\":\"monitor\",\"monitor\":");
+  vg_bjson(&json, m->name);
+  vg_bprintf(&json, ",\"binding\":");
+  vg_bjson(&json, m->binding);
+  vg_bprintf(&json, ",\"model\":");
+  vg_bjson(&json, md->path);
+  vg_bprintf(&json, ",\"scope\":");
+  vg_bjson(&json, m->scope_text);
+  vg_bprintf(&json, ",\"state\":");
+  vg_bjson(&json, state);
+  vg_bprintf(&json, ",\"key\":");
+  if (x->has_key) {
+    char k[32];
+    snprintf(k, sizeof k, "0x%llx", (unsigned long long)x->key);
+    vg_bjson(&json, k);
+  } else {
+    vg_bprintf(&json, "null");
+  }
+  if (x->rule) {
+    vg_bprintf(&json, ",\"source\":");
+    vg_bjson(&json, x->rule->source);
+    vg_bprintf(&json, ",\"rule_line\":%u", x->rule->line);
+  }
+  vg_bprintf(&json, ",\"render\":");
+  vg_bjson(&json, render.p);
+
+  const char *lines[] = {"state:", state, NULL, NULL};
+  const char *tail[] = {"picture:", render.p ? render.p : "", NULL, NULL};
+  struct vigil_violation v = {
+      .assertion = assertion.p, .text = text.p, .reason = reason_codes[x->reason],
+      .explanation = expl.p, .event = ev.p ? ev.p : "", .values = values.p ? values.p : "",
+      .expected = expected.p ? expected.p : "", .alternative = -1};
+  vg_report_violation(&v, heading.p, lines, tail, json.p);
+  free(assertion.p), free(text.p), free(expl.p), free(ev.p), free(values.p);
+  free(expected.p), free(heading.p), free(render.p), free(json.p);
+}
