@@ -22,9 +22,7 @@ use std::path::{Path, PathBuf};
 use vigil_model::{Binding, Model};
 use vigil_trace::{Checker, Config};
 
-use crate::dot2c_cmd::resolve_model;
 use crate::error::{Error, Result};
-use crate::install::Install;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckArgs {
@@ -52,47 +50,7 @@ fn bad(d: vigil_model::Diagnostic) -> Error {
 
 /// The model and binding files for the command line.
 pub fn resolve(model: Option<&Path>, bind: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
-    match (model, bind) {
-        (Some(m), bind) => {
-            let model_path = resolve_model(m)?;
-            let bind_path = match bind {
-                Some(b) => b.to_path_buf(),
-                None => {
-                    let sibling = model_path.with_extension("bind");
-                    if !sibling.is_file() {
-                        return Err(Error::setup(format!(
-                            "no binding for model {}: {} does not exist; give one with --bind FILE",
-                            m.display(),
-                            sibling.display()
-                        )));
-                    }
-                    sibling
-                }
-            };
-            Ok((model_path, bind_path))
-        }
-        (None, Some(b)) => match Binding::model_path(b).map_err(bad)? {
-            // Not next to the binding: the model of that name vigil ships,
-            // if there is one (as vigil-cc --vigil-monitor finds it).
-            Some(m) if !m.is_file() => {
-                let shipped = m
-                    .file_name()
-                    .and_then(|f| Install::locate().ok().map(|i| i.models_dir().join(f)))
-                    .filter(|p| p.is_file());
-                Ok((shipped.unwrap_or(m), b.to_path_buf()))
-            }
-            Some(m) => Ok((m, b.to_path_buf())),
-            None => Err(Error::setup(format!(
-                "{}: no `model` line: name the model on the command line, `vigil check MODEL --bind {}`",
-                b.display(),
-                b.display()
-            ))),
-        },
-        (None, None) => Err(Error::setup(
-            "no model: `vigil check MODEL --trace FILE` (MODEL: a shipped model's name or a .dot file), \
-             or `vigil check --bind FILE --trace FILE` with a binding that names its model",
-        )),
-    }
+    crate::lookup::model_and_binding("check", model, bind)
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -7,66 +7,13 @@
 //! about on standard error, one line each, and the command still succeeds.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use vigil_model::dot::is_c_identifier;
 use vigil_model::{dot2c, Model};
 
 use crate::error::{Error, Result};
-use crate::install::Install;
-
-/// The model file for a MODEL argument: the path itself when it exists,
-/// else `<models dir>/MODEL.dot` (or `.ltl`) for a bare name (no `/`, no
-/// extension).
-pub fn resolve_model(arg: &Path) -> Result<PathBuf> {
-    if arg.exists() {
-        return Ok(arg.to_path_buf());
-    }
-    let text = arg.to_string_lossy();
-    let bare = !text.contains('/') && arg.extension().is_none() && !text.is_empty();
-    if !bare {
-        return Err(Error::setup(format!(
-            "cannot read model {}: no such file",
-            arg.display()
-        )));
-    }
-    let dir = Install::locate()?.models_dir();
-    let candidate = dir.join(format!("{text}.dot"));
-    if candidate.is_file() {
-        return Ok(candidate);
-    }
-    let ltl = dir.join(format!("{text}.ltl"));
-    if ltl.is_file() {
-        return Ok(ltl);
-    }
-    let shipped = shipped_models(&dir);
-    Err(Error::setup(format!(
-        "model `{text}` not found: no file {text} and no {} (shipped models: {})",
-        candidate.display(),
-        if shipped.is_empty() {
-            "none".to_string()
-        } else {
-            shipped.join(", ")
-        }
-    )))
-}
-
-/// The names of the `.dot` models in `dir`, sorted.
-pub fn shipped_models(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let p = e.path();
-            (p.extension().is_some_and(|x| x == "dot" || x == "ltl"))
-                .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-                .flatten()
-        })
-        .collect();
-    names.sort();
-    names
-}
+pub use crate::lookup::{resolve_model, shipped_models};
 
 /// Resolve and parse MODEL; a malformed model is an error `FILE:LINE: message`.
 pub fn load_model(arg: &Path) -> Result<Model> {

@@ -36,7 +36,6 @@ use vigil_model::{Binding, Diagnostic, Mode, Model, Op, Rule, RuleEvent, Scope, 
 
 use crate::dot2c_cmd::{resolve_model, warn_unsupported, write_output};
 use crate::error::{Error, Result};
-use crate::install::Install;
 
 /// The `vigil cc` option that names a binding (repeatable).
 pub const MONITOR_FLAG: &str = "--vigil-monitor";
@@ -97,50 +96,7 @@ pub fn c_name(stem: &str) -> String {
     s
 }
 
-/// The binding file for a BINDING argument: the path when it exists, else
-/// a binding vigil ships (`<models dir>/NAME.bind`) for a bare name.
-pub fn resolve_binding(arg: &Path) -> Result<PathBuf> {
-    if arg.exists() {
-        return Ok(arg.to_path_buf());
-    }
-    let text = arg.to_string_lossy();
-    if !text.contains('/') && arg.extension().is_none() && !text.is_empty() {
-        let candidate = Install::locate()?.models_dir().join(format!("{text}.bind"));
-        if candidate.is_file() {
-            return Ok(candidate);
-        }
-    }
-    Err(Error::setup(format!(
-        "cannot read binding {}: no such file",
-        arg.display()
-    )))
-}
-
-/// The model a binding names: its `model` line resolved against the
-/// binding's directory, else the model of that name vigil ships.
-pub fn binding_model(binding: &Path) -> Result<PathBuf> {
-    let named = Binding::model_path(binding).map_err(|d| Error::failure(d.to_string()))?;
-    let Some(path) = named else {
-        return Err(Error::failure(format!(
-            "{}: no `model` line: add `model FILE.dot` or pass --model MODEL",
-            binding.display()
-        )));
-    };
-    if path.is_file() {
-        return Ok(path);
-    }
-    if let Some(file) = path.file_name() {
-        let shipped = Install::locate()?.models_dir().join(file);
-        if shipped.is_file() {
-            return Ok(shipped);
-        }
-    }
-    Err(Error::failure(format!(
-        "{}: model {} not found (neither next to the binding nor among vigil's models)",
-        binding.display(),
-        path.display()
-    )))
-}
+pub use crate::lookup::{binding_model, resolve_binding};
 
 /// Read a binding and its model (or `model`, which overrides the binding's
 /// `model` line).  Prints nothing.

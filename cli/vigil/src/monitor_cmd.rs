@@ -24,7 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use clap::{Args, ValueEnum};
 use vigil_model::{Binding, Mode, Model, RuleEvent, Scope, Source};
 
-use crate::dot2c_cmd::{resolve_model, warn_unsupported};
+use crate::dot2c_cmd::warn_unsupported;
 use crate::error::{Error, Result};
 
 /// The loader's file name, next to `vigil`.
@@ -84,35 +84,7 @@ pub struct MonitorArgs {
 
 /// Model and binding files for the MODEL / --bind arguments.
 pub fn resolve(model_arg: &Path, bind: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
-    // `vigil monitor x.bind`: the binding names its model.
-    if model_arg.extension().is_some_and(|e| e == "bind") && bind.is_none() {
-        let model = Binding::model_path(model_arg)
-            .map_err(|d| Error::setup(d.to_string()))?
-            .ok_or_else(|| {
-                Error::setup(format!(
-                    "{}: the binding has no `model` line; give the model: vigil monitor MODEL --bind {}",
-                    model_arg.display(),
-                    model_arg.display()
-                ))
-            })?;
-        return Ok((model, model_arg.to_path_buf()));
-    }
-    let model = resolve_model(model_arg)?;
-    let binding = match bind {
-        Some(b) => b.to_path_buf(),
-        None => {
-            let b = model.with_extension("bind");
-            if !b.is_file() {
-                return Err(Error::setup(format!(
-                    "no binding for model {}: {} does not exist; give one with --bind FILE",
-                    model.display(),
-                    b.display()
-                )));
-            }
-            b
-        }
-    };
-    Ok((model, binding))
+    crate::lookup::model_and_binding("monitor", Some(model_arg), bind)
 }
 
 /// A path for messages: relative to the current directory when under it.
