@@ -39,6 +39,7 @@
 #include "loader_util.h"
 #include "monitor.h"
 #include "symbolizer.h"
+#include "monitor_symbols.h"
 #include "monitor.skel.h"
 
 #define EXIT_OK 0
@@ -573,429 +574,6 @@ static const char *event_name(const struct spec *s, int ev)
 }
 
 /* ------------------------------------------------------------------------
- * ELF symbols (finding files: loader_util.c)
- */
-
-struct elf_sym {
-	uint64_t addr, size;
-	char *name;
-};
-
-struct elf_seg {
-	uint64_t offset, vaddr, filesz;
-};
-
-struct elf_info {
-	char *path;
-	bool ok;
-	int nsyms;
-	struct elf_sym *syms;
-	int nsegs;
-	struct elf_seg segs[16];
-};
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct elf_sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-#define MAX_ELF_CACHE 32
-static struct elf_info elf_cache[MAX_ELF_CACHE];
-static int elf_ncache;
-
-struct elf_syms {
-	struct elf_info *info;
-	int cap;
-};
-
-/* lu_elf_functions' callback: a named STT_FUNC symbol into the table. */
-static bool add_function(void *ctx, const char *name, const GElf_Sym *sym)
-{
-	struct elf_syms *t = ctx;
-	struct elf_info *info = t->info;
-
-	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !*name)
-		return false;
-	if (info->nsyms == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 256;
-		info->syms = lu_xrealloc(info->syms, t->cap * sizeof(*info->syms));
-	}
-	info->syms[info->nsyms++] = (struct elf_sym){ sym->st_value, sym->st_size, lu_xstrdup(name) };
-	return false;
-}
-
-/* The function symbols (.symtab and .dynsym) and loadable segments of an
- * ELF file, cached.  A file libelf opens that is not ELF is ok, with none. */
-static struct elf_info *elf_load(const char *path)
-{
-	struct elf_info *info;
-	struct elf_syms t;
-	Elf *e;
-	size_t nph;
-	int fd;
-
-	for (int i = 0; i < elf_ncache; i++)
-		if (!strcmp(elf_cache[i].path, path))
-			return &elf_cache[i];
-	if (elf_ncache == MAX_ELF_CACHE)
-		return NULL;
-	info = &elf_cache[elf_ncache++];
-	memset(info, 0, sizeof(*info));
-	info->path = lu_xstrdup(path);
-	e = lu_elf_begin(path, &fd);
-	if (!e)
-		return info;
-	if (elf_getphdrnum(e, &nph) == 0) {
-		for (size_t i = 0; i < nph && info->nsegs < 16; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
-				info->segs[info->nsegs++] =
-					(struct elf_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-		}
-	}
-	t = (struct elf_syms){ info, 0 };
-	lu_elf_functions(e, add_function, &t);
-	elf_end(e);
-	close(fd);
-	qsort(info->syms, info->nsyms, sizeof(*info->syms), sym_cmp);
-	info->ok = true;
-	return info;
-}
-
-static const struct elf_sym *elf_find_func(struct elf_info *info, const char *name)
-{
-	for (int i = 0; info && i < info->nsyms; i++)
-		if (!strcmp(info->syms[i].name, name))
-			return &info->syms[i];
-	return NULL;
-}
-
-/* The function containing (or the nearest below) a link-time address. */
-static const struct elf_sym *elf_lookup(struct elf_info *info, uint64_t vaddr)
-{
-	int lo = 0, hi = info ? info->nsyms - 1 : -1, best = -1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (info->syms[mid].addr <= vaddr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	if (best < 0)
-		return NULL;
-	/* Nearest-symbol lookup; reject far-away matches past a sized symbol. */
-	if (info->syms[best].size && vaddr >= info->syms[best].addr + info->syms[best].size + 4096)
-		return NULL;
-	return &info->syms[best];
-}
-
-static bool elf_off_to_vaddr(struct elf_info *info, uint64_t off, uint64_t *vaddr)
-{
-	for (int i = 0; i < info->nsegs; i++) {
-		struct elf_seg *sg = &info->segs[i];
-
-		if (off >= sg->offset && off < sg->offset + sg->filesz) {
-			*vaddr = off - sg->offset + sg->vaddr;
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool elf_has_vaddr(struct elf_info *info, uint64_t vaddr)
-{
-	for (int i = 0; i < info->nsegs; i++)
-		if (vaddr >= info->segs[i].vaddr && vaddr < info->segs[i].vaddr + info->segs[i].filesz)
-			return true;
-	return false;
-}
-
-/* ------------------------------------------------------------------------
- * Kernel symbols (/proc/kallsyms)
- */
-
-struct ksym {
-	uint64_t addr;
-	char *name;
-};
-
-static struct ksym *ksyms;
-static int nksyms;
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void load_kallsyms(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512];
-	int cap = 0;
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256], mod[128] = "";
-		int n = sscanf(line, "%llx %c %255s %127s", &addr, &type, name, mod);
-
-		if (n < 3 || !addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
-		if (nksyms == cap) {
-			cap = cap ? 2 * cap : 65536;
-			ksyms = lu_xrealloc(ksyms, cap * sizeof(*ksyms));
-		}
-		if (n == 4 && mod[0] == '[') {
-			char buf[400];
-
-			snprintf(buf, sizeof(buf), "%s %s", name, mod);
-			ksyms[nksyms++] = (struct ksym){ addr, lu_xstrdup(buf) };
-		} else {
-			ksyms[nksyms++] = (struct ksym){ addr, lu_xstrdup(name) };
-		}
-	}
-	fclose(f);
-	qsort(ksyms, nksyms, sizeof(*ksyms), ksym_cmp);
-}
-
-#define SYMLEN_K 512
-
-static void ksym_name(uint64_t addr, char *buf, size_t len)
-{
-	int lo = 0, hi = nksyms - 1, best = -1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (ksyms[mid].addr <= addr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	/* Nothing near: not a symbol we know (kallsyms has no sizes). */
-	if (best < 0 || addr - ksyms[best].addr > 0x100000) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	const char *name = ksyms[best].name, *sp = strchr(name, ' ');
-
-	if (sp)
-		snprintf(buf, len, "%.*s+0x%llx%s", (int)(sp - name), name,
-			 (unsigned long long)(addr - ksyms[best].addr), sp);
-	else
-		snprintf(buf, len, "%s+0x%llx", name, (unsigned long long)(addr - ksyms[best].addr));
-}
-
-/* The monitor's own frames at the top of a kernel stack: the BPF program
- * and the tracepoint glue that called it. */
-static bool is_monitor_frame(uint64_t addr)
-{
-	char buf[SYMLEN_K];
-
-	ksym_name(addr, buf, sizeof(buf));
-	return !strncmp(buf, "bpf_prog_", 9) || !strncmp(buf, "bpf_trace_run", 13) ||
-	       !strncmp(buf, "__bpf_trace_", 12) || !strncmp(buf, "__traceiter_", 12) ||
-	       !strncmp(buf, "bpf_trampoline_", 15);
-}
-
-/* ------------------------------------------------------------------------
- * User stacks
- */
-
-struct map_ent {
-	uint64_t start, end, offset;
-	char path[PATH_MAX];
-};
-
-struct proc_maps {
-	uint32_t tgid;
-	int n;
-	struct map_ent *ents;
-};
-
-static void read_maps(uint32_t tgid, struct proc_maps *m)
-{
-	char fn[64], line[PATH_MAX + 128];
-	FILE *f;
-	int cap = 0;
-
-	m->tgid = tgid;
-	m->n = 0;
-	m->ents = NULL;
-	snprintf(fn, sizeof(fn), "/proc/%u/maps", tgid);
-	f = fopen(fn, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e, off;
-		char perms[8], path[PATH_MAX] = "";
-		unsigned long long inode;
-		char dev[32];
-
-		if (sscanf(line, "%llx-%llx %7s %llx %31s %llu %4095[^\n]", &s, &e, perms, &off, dev,
-			   &inode, path) < 6)
-			continue;
-		if (path[0] != '/')
-			continue;
-		if (m->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			m->ents = lu_xrealloc(m->ents, cap * sizeof(*m->ents));
-		}
-		struct map_ent *me = &m->ents[m->n++];
-
-		me->start = s;
-		me->end = e;
-		me->offset = off;
-		snprintf(me->path, sizeof(me->path), "%s", path);
-	}
-	fclose(f);
-}
-
-/* Where a user address is, through the process's maps when it still runs,
- * else through `fallback` loaded at `bias`: its module file, the file
- * offset (maps only, else -1) and, when the ELF says, the virtual address
- * (what symbol lookup and llvm-symbolizer want).  Returns whether a module
- * was found; *has_vaddr says whether *vaddr is known. */
-static bool ulocate(const struct proc_maps *m, uint64_t addr, struct elf_info *fallback,
-		    int64_t bias, bool have_bias, const char **path, uint64_t *fileoff,
-		    uint64_t *vaddr, bool *has_vaddr)
-{
-	for (int i = 0; i < m->n; i++) {
-		const struct map_ent *me = &m->ents[i];
-		struct elf_info *info;
-
-		if (addr < me->start || addr >= me->end)
-			continue;
-		*path = me->path;
-		*fileoff = addr - me->start + me->offset;
-		info = elf_load(me->path);
-		*has_vaddr = info && info->ok && elf_off_to_vaddr(info, *fileoff, vaddr);
-		return true;
-	}
-	if (fallback && have_bias && elf_has_vaddr(fallback, addr - bias)) {
-		*path = fallback->path;
-		*fileoff = (uint64_t)-1;
-		*vaddr = addr - bias;
-		*has_vaddr = true;
-		return true;
-	}
-	return false;
-}
-
-/* Symbolise one user address from the module's ELF symbols. */
-static void usym_name(const struct proc_maps *m, uint64_t addr, struct elf_info *fallback,
-		      int64_t bias, bool have_bias, char *buf, size_t len)
-{
-	const char *path;
-	uint64_t fileoff, vaddr;
-	bool has_vaddr;
-
-	if (!ulocate(m, addr, fallback, bias, have_bias, &path, &fileoff, &vaddr, &has_vaddr)) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	struct elf_info *info = elf_load(path);
-	const struct elf_sym *sym = has_vaddr && info && info->ok ? elf_lookup(info, vaddr) : NULL;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-
-	if (sym)
-		snprintf(buf, len, "%s+0x%llx (%s)", sym->name,
-			 (unsigned long long)(vaddr - sym->addr), base);
-	else if (fileoff != (uint64_t)-1)
-		snprintf(buf, len, "? (%s+0x%llx)", base, (unsigned long long)fileoff);
-	else
-		snprintf(buf, len, "?");
-}
-
-#define ULINES_INLINE 4
-
-/* Source lines of the user frames, by llvm-symbolizer (runtime/symbolizer.c,
- * shared with libvigil's reports): frame i gets counts[i] symbols at
- * syms[i * ULINES_INLINE], innermost inlined first; 0 when unknown or when
- * VIGIL_SYMBOLIZE=0.  Frames after the first are return addresses: the
- * call is the byte before. */
-static void ulines(const struct proc_maps *m, const __u64 *ustack, int nu,
-		   struct elf_info *fallback, int64_t bias, bool have_bias,
-		   struct vg_symbol *syms, int *counts)
-{
-	const char *mods[VIGIL_STACK_DEPTH + 1];
-	uint64_t addrs[VIGIL_STACK_DEPTH + 1];
-	int idx[VIGIL_STACK_DEPTH + 1], q = 0;
-	const char *off = getenv("VIGIL_SYMBOLIZE");
-
-	for (int i = 0; i < nu; i++) {
-		counts[i] = 0;
-		if (off && !strcmp(off, "0"))
-			continue;
-		uint64_t fileoff;
-		bool has_vaddr;
-
-		if (ulocate(m, ustack[i] - (i > 0), fallback, bias, have_bias, &mods[q], &fileoff,
-			    &addrs[q], &has_vaddr) && has_vaddr)
-			idx[q++] = i;
-	}
-	/* A monitor may report thousands of violations from a few places:
-	 * answers are cached per (module, address), so the symbolizer runs
-	 * only for addresses not seen before. */
-	static struct ucache {
-		char path[PATH_MAX];
-		uint64_t vaddr;
-		int count;
-		struct vg_symbol syms[ULINES_INLINE];
-	} *cache;
-	const int ncache = 512;
-	int miss = 0, missing[VIGIL_STACK_DEPTH + 1];
-	const char *mmods[VIGIL_STACK_DEPTH + 1];
-	uint64_t maddrs[VIGIL_STACK_DEPTH + 1];
-
-	if (!cache && !(cache = calloc(ncache, sizeof(*cache))))
-		return;
-	for (int k = 0; k < q; k++) {
-		struct ucache *e = &cache[(addrs[k] ^ (addrs[k] >> 12)) % ncache];
-
-		if (e->vaddr == addrs[k] && !strcmp(e->path, mods[k])) {
-			memcpy(&syms[idx[k] * ULINES_INLINE], e->syms, sizeof(e->syms));
-			counts[idx[k]] = e->count;
-		} else {
-			mmods[miss] = mods[k];
-			maddrs[miss] = addrs[k];
-			missing[miss++] = k;
-		}
-	}
-	if (!miss)
-		return;
-	struct vg_symbol tmp[(VIGIL_STACK_DEPTH + 1) * ULINES_INLINE];
-	int c[VIGIL_STACK_DEPTH + 1];
-
-	if (vg_symbolizer_run(mmods, maddrs, miss, ULINES_INLINE, tmp, c) < 0)
-		return;
-	for (int m = 0; m < miss; m++) {
-		int k = missing[m];
-		struct ucache *e = &cache[(addrs[k] ^ (addrs[k] >> 12)) % ncache];
-
-		memcpy(&syms[idx[k] * ULINES_INLINE], &tmp[m * ULINES_INLINE],
-		       sizeof(*tmp) * ULINES_INLINE);
-		counts[idx[k]] = c[m];
-		snprintf(e->path, sizeof(e->path), "%s", mods[k]);
-		e->vaddr = addrs[k];
-		e->count = c[m];
-		memcpy(e->syms, &tmp[m * ULINES_INLINE], sizeof(e->syms));
-	}
-}
-
-/* ------------------------------------------------------------------------
  * Output
  */
 
@@ -1402,25 +980,62 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int main(int argc, char **argv)
+/* What the binding uses: which tracepoints, and whether uprobes or
+ * uretprobes. */
+struct usage {
+	bool tp[VIGIL_NR_TRACEPOINTS];
+	bool any_call, any_return;
+};
+
+/* The attached programs, and their names for the reports. */
+struct attachments {
+	struct bpf_link *links[VIGIL_NR_TRACEPOINTS + 2 * VIGIL_MAX_UPROBES];
+	int n;
+	char names[4096];
+};
+
+static void attached_name(struct attachments *a, const char *fmt, const char *x, const char *y)
 {
-	struct ring_buffer *rb = NULL;
-	struct bpf_link *links[VIGIL_NR_TRACEPOINTS + 2 * VIGIL_MAX_UPROBES] = { 0 };
-	int nlinks = 0, err, ncpus;
-	bool used_tp[VIGIL_NR_TRACEPOINTS] = { 0 };
-	bool any_call = false, any_return = false;
-	char attached[4096] = "";
-	double t0, elapsed;
-	int child_status = -1;
-	char loc[PATH_MAX + 32];
-	const char *debug = getenv("VIGIL_BPF_DEBUG");
+	size_t used = strlen(a->names);
 
-	lu_prog_name = "vigil monitor";
-	parse_args(argc, argv);
-	parse_spec(&spec, opt.spec);
-	if (opt.unlink_spec)
-		unlink(opt.spec);
+	snprintf(a->names + used, sizeof(a->names) - used, "%s", a->names[0] ? " " : "");
+	used = strlen(a->names);
+	snprintf(a->names + used, sizeof(a->names) - used, fmt, x, y);
+}
 
+static struct usage used_sources(void)
+{
+	struct usage u = { 0 };
+
+	for (int i = 0; i < spec.nrules; i++) {
+		const struct spec_rule *r = &spec.rules[i];
+
+		if (r->kind == SRC_TP)
+			u.tp[r->tp] = true;
+		else if (r->kind == SRC_CALL)
+			u.any_call = true;
+		else
+			u.any_return = true;
+	}
+	return u;
+}
+
+/* --check: what would be monitored, without loading anything. */
+static void print_check(const struct usage *u)
+{
+	printf("%s: ok: %d states, %d events, %d rules, scope %s (model %s, binding %s)\n", spec.name,
+	       spec.nstates, spec.nevents, spec.nrules, scope_names[spec.scope], spec.model, spec.binding);
+	for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++)
+		if (u->tp[t])
+			printf("  tracepoint %s: present\n", vigil_tracepoints[t].name);
+	for (int i = 0; i < spec.nuprobes; i++)
+		printf("  %s %s in %s\n", spec.uprobes[i].kind == SRC_CALL ? "uprobe" : "uretprobe",
+		       spec.uprobes[i].func, spec.uprobes[i].path);
+}
+
+/* The file of the program uprobes attach to: --binary, else the command. */
+static void find_binary(void)
+{
 	if (opt.binary) {
 		binary_path = lu_find_in_path(opt.binary);
 		if (!binary_path)
@@ -1433,49 +1048,20 @@ int main(int argc, char **argv)
 		if (!binary_path)
 			lu_die("cannot find the command %s", opt.command[0]);
 	}
+}
 
-	check_tracepoints();
-	resolve_rules(&spec);
-	resolve_uprobes();
-
-	for (int i = 0; i < spec.nrules; i++) {
-		const struct spec_rule *r = &spec.rules[i];
-
-		if (r->kind == SRC_TP)
-			used_tp[r->tp] = true;
-		else if (r->kind == SRC_CALL)
-			any_call = true;
-		else
-			any_return = true;
-	}
-
-	if (opt.check) {
-		printf("%s: ok: %d states, %d events, %d rules, scope %s (model %s, binding %s)\n",
-		       spec.name, spec.nstates, spec.nevents, spec.nrules, scope_names[spec.scope],
-		       spec.model, spec.binding);
-		for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++)
-			if (used_tp[t])
-				printf("  tracepoint %s: present\n", vigil_tracepoints[t].name);
-		for (int i = 0; i < spec.nuprobes; i++)
-			printf("  %s %s in %s\n", spec.uprobes[i].kind == SRC_CALL ? "uprobe" : "uretprobe",
-			       spec.uprobes[i].func, spec.uprobes[i].path);
-		return EXIT_OK;
-	}
-
-	if (geteuid() != 0)
-		lu_die("vigil monitor loads eBPF programs and needs root (CAP_BPF and CAP_PERFMON); "
-		       "run it with sudo");
+/* Open the skeleton, size its maps, load only the programs the binding needs. */
+static void open_and_load(const struct usage *u, int ncpus)
+{
+	const char *debug = getenv("VIGIL_BPF_DEBUG");
+	int err;
 
 	lu_libbpf_log_init(debug && *debug && strcmp(debug, "0"));
-
 	skel = monitor_bpf__open();
 	if (!skel) {
 		lu_libbpf_log_print();
 		lu_die("cannot open the BPF object: %s", strerror(errno));
 	}
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0)
-		lu_die("cannot count the possible cpus");
 	skel->rodata->nevents = spec.nevents;
 	skel->rodata->scope = spec.scope;
 	skel->rodata->has_start_rules = spec.has_start_rules;
@@ -1485,10 +1071,8 @@ int main(int argc, char **argv)
 	bpf_map__set_max_entries(skel->maps.finals, spec.nstates);
 	if (spec.scope == VIGIL_SCOPE_TASK || spec.scope == VIGIL_SCOPE_OBJECT)
 		bpf_map__set_max_entries(skel->maps.inst_state, spec.instances);
-	if (!any_return)
+	if (!u->any_return)
 		bpf_map__set_max_entries(skel->maps.saved_args, 1);
-
-	/* Only the programs this binding needs are loaded. */
 	for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++) {
 		char name[128];
 		struct bpf_program *p;
@@ -1497,18 +1081,20 @@ int main(int argc, char **argv)
 		p = find_prog(name);
 		if (!p)
 			lu_die("internal error: no BPF program %s", name);
-		bpf_program__set_autoload(p, used_tp[t]);
+		bpf_program__set_autoload(p, u->tp[t]);
 	}
-	bpf_program__set_autoload(skel->progs.uprobe_call, any_call || any_return);
-	bpf_program__set_autoload(skel->progs.uprobe_return, any_return);
-
+	bpf_program__set_autoload(skel->progs.uprobe_call, u->any_call || u->any_return);
+	bpf_program__set_autoload(skel->progs.uprobe_return, u->any_return);
 	err = monitor_bpf__load(skel);
 	if (err) {
 		lu_libbpf_log_print();
 		lu_die("cannot load the BPF monitor: %s", strerror(-err));
 	}
+}
 
-	/* The model and the rules. */
+/* The model: final states and the transition table. */
+static void fill_model(void)
+{
 	for (int st = 0; st < spec.nstates; st++) {
 		__u32 k = st;
 		__u8 fin = spec.final[st];
@@ -1524,6 +1110,11 @@ int main(int argc, char **argv)
 				lu_die("cannot fill the transition map: %s", strerror(errno));
 		}
 	}
+}
+
+/* The rules, grouped by source slot. */
+static void fill_rules(void)
+{
 	for (int slot = 0; slot < VIGIL_NR_SOURCES; slot++) {
 		struct vigil_rules rs;
 		__u32 k = slot;
@@ -1552,75 +1143,69 @@ int main(int argc, char **argv)
 		if (bpf_map__update_elem(skel->maps.rules, &k, sizeof(k), &rs, sizeof(rs), BPF_ANY))
 			lu_die("cannot fill the rule map: %s", strerror(errno));
 	}
+}
 
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.violations), handle_violation, NULL, NULL);
-	if (!rb)
-		lu_die("cannot open the ring buffer: %s", strerror(errno));
-
-	/* Standard output stays JSON Lines: the command writes to stderr. */
-	if (opt.command)
-		child = lu_child_start_out(opt.command, &child_gate, opt.json ? STDERR_FILENO : -1);
-
-	/* Attach. */
+static void attach_tracepoints(const struct usage *u, struct attachments *a)
+{
 	for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++) {
 		char name[128];
 		struct bpf_link *l;
 
-		if (!used_tp[t])
+		if (!u->tp[t])
 			continue;
 		snprintf(name, sizeof(name), "tp_%s", vigil_tracepoints[t].name);
 		l = bpf_program__attach(find_prog(name));
 		if (!l) {
-			err = -errno;
+			int err = -errno;
+
 			lu_libbpf_log_print();
 			lu_die("cannot attach to tracepoint %s: %s", vigil_tracepoints[t].name, strerror(-err));
 		}
-		links[nlinks++] = l;
-		snprintf(attached + strlen(attached), sizeof(attached) - strlen(attached), "%s%s",
-			 attached[0] ? " " : "", vigil_tracepoints[t].name);
+		a->links[a->n++] = l;
+		attached_name(a, "%s%s", vigil_tracepoints[t].name, "");
 	}
-	for (int i = 0; i < spec.nuprobes; i++) {
-		struct uprobe_src *u = &spec.uprobes[i];
-		const struct spec_rule *r = &spec.rules[u->first_rule];
-		pid_t pid = child > 0 ? child : -1;
-		struct bpf_link *l;
+}
 
-		if (u->kind == SRC_RETURN) {
-			LIBBPF_OPTS(bpf_uprobe_opts, so, .func_name = u->func, .retprobe = false,
-				    .bpf_cookie = SAVE_ARGS | (unsigned)u->slot);
-			l = bpf_program__attach_uprobe_opts(skel->progs.uprobe_call, pid, u->path, 0, &so);
-			if (!l)
-				goto uprobe_fail;
-			links[nlinks++] = l;
-		}
-		{
-			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = u->func,
-				    .retprobe = u->kind == SRC_RETURN, .bpf_cookie = (unsigned)u->slot);
-			l = bpf_program__attach_uprobe_opts(u->kind == SRC_RETURN ? skel->progs.uprobe_return
-										  : skel->progs.uprobe_call,
-							    pid, u->path, 0, &uo);
-			if (!l)
-				goto uprobe_fail;
-			links[nlinks++] = l;
-		}
-		snprintf(attached + strlen(attached), sizeof(attached) - strlen(attached), "%s%s:%s",
-			 attached[0] ? " " : "", u->kind == SRC_CALL ? "uprobe" : "uretprobe", u->func);
-		continue;
-uprobe_fail:
-		err = -errno;
+/* One uprobe program on `u`; a failure ends the monitor with the rule's line. */
+static void attach_one_uprobe(struct attachments *a, const struct uprobe_src *u, struct bpf_program *prog,
+			      bool retprobe, unsigned cookie)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = u->func, .retprobe = retprobe, .bpf_cookie = cookie);
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, child > 0 ? child : -1, u->path, 0, &o);
+	char loc[PATH_MAX + 32];
+
+	if (!l) {
+		int err = -errno;
+
 		lu_libbpf_log_print();
 		lu_die("cannot attach %s to %s in %s: %s (%s)",
 		       u->kind == SRC_CALL ? "a uprobe" : "a uretprobe", u->func, u->path, strerror(-err),
-		       where(r, loc, sizeof(loc)));
+		       where(&spec.rules[u->first_rule], loc, sizeof(loc)));
 	}
+	a->links[a->n++] = l;
+}
 
-	/* After loading: the monitor's programs are in kallsyms too. */
-	load_kallsyms();
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+/* call:F is a uprobe; return:F a uprobe that saves the arguments and a
+ * uretprobe that reads them. */
+static void attach_uprobes(struct attachments *a)
+{
+	for (int i = 0; i < spec.nuprobes; i++) {
+		const struct uprobe_src *u = &spec.uprobes[i];
 
+		if (u->kind == SRC_RETURN) {
+			attach_one_uprobe(a, u, skel->progs.uprobe_call, false, SAVE_ARGS | (unsigned)u->slot);
+			attach_one_uprobe(a, u, skel->progs.uprobe_return, true, (unsigned)u->slot);
+		} else {
+			attach_one_uprobe(a, u, skel->progs.uprobe_call, false, (unsigned)u->slot);
+		}
+		attached_name(a, "%s:%s", u->kind == SRC_CALL ? "uprobe" : "uretprobe", u->func);
+	}
+}
+
+static void announce(const struct attachments *a)
+{
 	fprintf(stderr, "vigil monitor: %s (scope %s): attached %s", spec.name, scope_names[spec.scope],
-		attached);
+		a->names);
 	if (opt.duration > 0)
 		fprintf(stderr, "; for %g s", opt.duration);
 	if (opt.command)
@@ -1628,11 +1213,19 @@ uprobe_fail:
 	else if (opt.duration <= 0)
 		fprintf(stderr, "; Ctrl-C to stop");
 	fprintf(stderr, "\n");
+}
 
-	t0 = now_s();
+/* Reports until the duration is over, the command exits, a signal or the
+ * stop reactor; then the command is ended and reaped.  Returns the
+ * seconds monitored; *child_status the command's wait status, or -1. */
+static double poll_until_done(struct ring_buffer *rb, int *child_status)
+{
+	double t0 = now_s(), elapsed;
+
 	lu_child_release(&child_gate);
 	while (!exiting) {
-		err = ring_buffer__poll(rb, 100);
+		int err = ring_buffer__poll(rb, 100);
+
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "%s: error: reading the ring buffer: %s\n", lu_prog_name, strerror(-err));
 			break;
@@ -1643,7 +1236,7 @@ uprobe_fail:
 			int st;
 
 			if (waitpid(child, &st, WNOHANG) == child) {
-				child_status = st;
+				*child_status = st;
 				child = -1;
 				break;
 			}
@@ -1652,66 +1245,128 @@ uprobe_fail:
 	elapsed = now_s() - t0;
 	if (!(opt.stop && stop_seen))
 		ring_buffer__consume(rb);
-
 	/* The command: killed when the stop reactor ended monitoring or on a
 	 * signal, and reaped. */
 	if (child > 0) {
 		kill(child, opt.stop && stop_seen ? SIGKILL : SIGTERM);
-		waitpid(child, &child_status, 0);
+		waitpid(child, child_status, 0);
 	}
+	return elapsed;
+}
 
-	/* Summary. */
-	unsigned long long cnt[VIGIL_NR_COUNTERS] = { 0 };
+/* The per-cpu counters, summed. */
+static void read_counters(int ncpus, unsigned long long cnt[VIGIL_NR_COUNTERS])
+{
 	__u64 *vals = lu_xcalloc(ncpus, sizeof(__u64));
 
 	for (__u32 c = 0; c < VIGIL_NR_COUNTERS; c++) {
+		cnt[c] = 0;
 		if (bpf_map__lookup_elem(skel->maps.counters, &c, sizeof(c), vals, ncpus * sizeof(__u64), 0))
 			continue;
 		for (int i = 0; i < ncpus; i++)
 			cnt[c] += vals[i];
 	}
 	free(vals);
-	for (int i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	ring_buffer__free(rb);
+}
 
+static void print_summary_json(const unsigned long long *cnt, double elapsed, const char *attached,
+			       int child_status)
+{
+	printf("{\"type\":\"summary\",\"monitor\":");
+	json_str(stdout, spec.name);
+	printf(",\"events_seen\":%llu,\"events_processed\":%llu,\"violations\":%llu,\"reported\":%llu,"
+	       "\"drops\":%llu,\"instances_started\":%llu,\"instance_failures\":%llu,"
+	       "\"duration_s\":%.3f,\"events_per_s\":%.0f,\"reactor\":\"%s\",\"attached\":[",
+	       cnt[VIGIL_CNT_SEEN], cnt[VIGIL_CNT_PROCESSED], cnt[VIGIL_CNT_VIOLATIONS], nreports,
+	       cnt[VIGIL_CNT_DROPS], cnt[VIGIL_CNT_STARTS], cnt[VIGIL_CNT_NOINST], elapsed,
+	       elapsed > 0 ? cnt[VIGIL_CNT_SEEN] / elapsed : 0.0, opt.stop ? "stop" : "log");
+	char *save, *tok, *copy = lu_xstrdup(attached);
+	bool first = true;
+
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		printf("%s", first ? "" : ",");
+		json_str(stdout, tok);
+		first = false;
+	}
+	free(copy);
+	printf("]");
+	if (child_status >= 0)
+		printf(",\"command_status\":%d", lu_exit_status(child_status));
+	printf("}\n");
+}
+
+static void print_summary_text(const unsigned long long *cnt, double elapsed, const char *attached,
+			       int child_status)
+{
 	unsigned long long violations = cnt[VIGIL_CNT_VIOLATIONS];
 
-	if (opt.json) {
-		printf("{\"type\":\"summary\",\"monitor\":");
-		json_str(stdout, spec.name);
-		printf(",\"events_seen\":%llu,\"events_processed\":%llu,\"violations\":%llu,\"reported\":%llu,"
-		       "\"drops\":%llu,\"instances_started\":%llu,\"instance_failures\":%llu,"
-		       "\"duration_s\":%.3f,\"events_per_s\":%.0f,\"reactor\":\"%s\",\"attached\":[",
-		       cnt[VIGIL_CNT_SEEN], cnt[VIGIL_CNT_PROCESSED], violations, nreports,
-		       cnt[VIGIL_CNT_DROPS], cnt[VIGIL_CNT_STARTS], cnt[VIGIL_CNT_NOINST], elapsed,
-		       elapsed > 0 ? cnt[VIGIL_CNT_SEEN] / elapsed : 0.0, opt.stop ? "stop" : "log");
-		char *save, *tok, *copy = lu_xstrdup(attached);
-		bool first = true;
+	printf("vigil monitor: %s: %llu events seen, %llu processed, %llu violation%s, %llu dropped, "
+	       "in %.2f s (%.0f events/s)\n",
+	       spec.name, cnt[VIGIL_CNT_SEEN], cnt[VIGIL_CNT_PROCESSED], violations,
+	       violations == 1 ? "" : "s", cnt[VIGIL_CNT_DROPS], elapsed,
+	       elapsed > 0 ? cnt[VIGIL_CNT_SEEN] / elapsed : 0.0);
+	printf("  attached: %s\n", attached);
+	if (opt.stop && stop_seen)
+		printf("  stopped at the first violation (--reactor stop)\n");
+	if (child_status >= 0)
+		printf("  command %s exited with status %d\n", opt.command[0], lu_exit_status(child_status));
+}
 
-		for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-			printf("%s", first ? "" : ",");
-			json_str(stdout, tok);
-			first = false;
-		}
-		free(copy);
-		printf("]");
-		if (child_status >= 0)
-			printf(",\"command_status\":%d", lu_exit_status(child_status));
-		printf("}\n");
-	} else {
-		printf("vigil monitor: %s: %llu events seen, %llu processed, %llu violation%s, %llu dropped, "
-		       "in %.2f s (%.0f events/s)\n",
-		       spec.name, cnt[VIGIL_CNT_SEEN], cnt[VIGIL_CNT_PROCESSED], violations,
-		       violations == 1 ? "" : "s", cnt[VIGIL_CNT_DROPS], elapsed,
-		       elapsed > 0 ? cnt[VIGIL_CNT_SEEN] / elapsed : 0.0);
-		printf("  attached: %s\n", attached);
-		if (opt.stop && stop_seen)
-			printf("  stopped at the first violation (--reactor stop)\n");
-		if (child_status >= 0)
-			printf("  command %s exited with status %d\n", opt.command[0], lu_exit_status(child_status));
+int main(int argc, char **argv)
+{
+	static struct attachments att;
+	struct ring_buffer *rb;
+	unsigned long long cnt[VIGIL_NR_COUNTERS];
+	int ncpus, child_status = -1;
+	double elapsed;
+
+	lu_prog_name = "vigil monitor";
+	parse_args(argc, argv);
+	parse_spec(&spec, opt.spec);
+	if (opt.unlink_spec)
+		unlink(opt.spec);
+	find_binary();
+	check_tracepoints();
+	resolve_rules(&spec);
+	resolve_uprobes();
+	struct usage used = used_sources();
+
+	if (opt.check) {
+		print_check(&used);
+		return EXIT_OK;
 	}
+	if (geteuid() != 0)
+		lu_die("vigil monitor loads eBPF programs and needs root (CAP_BPF and CAP_PERFMON); "
+		       "run it with sudo");
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0)
+		lu_die("cannot count the possible cpus");
+	open_and_load(&used, ncpus);
+	fill_model();
+	fill_rules();
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.violations), handle_violation, NULL, NULL);
+	if (!rb)
+		lu_die("cannot open the ring buffer: %s", strerror(errno));
+	/* Standard output stays JSON Lines: the command writes to stderr. */
+	if (opt.command)
+		child = lu_child_start_out(opt.command, &child_gate, opt.json ? STDERR_FILENO : -1);
+	attach_tracepoints(&used, &att);
+	attach_uprobes(&att);
+	/* After loading: the monitor's programs are in kallsyms too. */
+	load_kallsyms();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	announce(&att);
+	elapsed = poll_until_done(rb, &child_status);
+	read_counters(ncpus, cnt);
+	for (int i = 0; i < att.n; i++)
+		bpf_link__destroy(att.links[i]);
+	ring_buffer__free(rb);
+	if (opt.json)
+		print_summary_json(cnt, elapsed, att.names, child_status);
+	else
+		print_summary_text(cnt, elapsed, att.names, child_status);
 	fflush(stdout);
 	monitor_bpf__destroy(skel);
-	return violations ? EXIT_VIOLATIONS : EXIT_OK;
+	return cnt[VIGIL_CNT_VIOLATIONS] ? EXIT_VIOLATIONS : EXIT_OK;
 }
