@@ -645,187 +645,226 @@ static struct uprobe_src *uprobe_of_slot(int slot)
 
 #define SYMLEN 512
 
+/* One violation as the loader reports it: the record, its rule, and the
+ * stacks resolved. */
+struct report {
+	const struct vigil_violation *v;
+	const struct spec_rule *r;
+	char comm[17];
+	const __u64 *kstack;
+	int nk, nu;
+	__u64 ustack[VIGIL_STACK_DEPTH + 1];
+	struct proc_maps maps;
+	struct elf_info *fallback;
+	int64_t bias;
+	bool have_bias;
+	struct vg_symbol usyms[(VIGIL_STACK_DEPTH + 1) * ULINES_INLINE];
+	int ucounts[VIGIL_STACK_DEPTH + 1];
+	unsigned st;
+	const char *state, *event, *keyname;
+};
+
+/* The kernel frames from where the tracepoint fired, and the user frames:
+ * at a function's entry the immediate caller is missing from the
+ * frame-pointer walk; put it back. */
+static void collect_stacks(struct report *rp)
+{
+	const struct vigil_violation *v = rp->v;
+	int nu = v->ustack_sz > 0 ? v->ustack_sz / 8 : 0;
+
+	rp->kstack = v->kstack;
+	rp->nk = v->kstack_sz > 0 ? v->kstack_sz / 8 : 0;
+	while (rp->nk > 1 && is_monitor_frame(rp->kstack[0])) {
+		rp->kstack++;
+		rp->nk--;
+	}
+	for (int i = 0, j = 0; i < nu; i++) {
+		rp->ustack[j++] = v->ustack[i];
+		if (i == 0 && v->entry_ret && (nu < 2 || v->ustack[1] != v->entry_ret))
+			rp->ustack[j++] = v->entry_ret;
+		if (i == nu - 1)
+			nu = j;
+	}
+	rp->nu = nu;
+	if (nu) {
+		struct uprobe_src *u = uprobe_of_slot(v->source);
+
+		read_maps(v->tgid, &rp->maps);
+		/* Fallback when the process is gone: the probed function's load
+		 * bias from the first frame of a call: probe (page-aligned). */
+		if (u && u->kind == SRC_CALL && u->path && (rp->fallback = elf_load(u->path))) {
+			const struct elf_sym *fs = elf_find_func(rp->fallback, u->func);
+
+			if (fs) {
+				rp->bias = (int64_t)((v->ustack[0] - fs->addr) & ~0xfffULL);
+				rp->have_bias = true;
+			}
+		}
+	}
+	ulines(&rp->maps, rp->ustack, nu, rp->fallback, rp->bias, rp->have_bias, rp->usyms, rp->ucounts);
+}
+
+static void json_stacks(FILE *out, struct report *rp)
+{
+	char sym[SYMLEN];
+
+	fprintf(out, ",\"stack\":[");
+	for (int i = 0; i < rp->nk; i++) {
+		ksym_name(rp->kstack[i], sym, sizeof(sym));
+		fprintf(out, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "", (unsigned long long)rp->kstack[i]);
+		json_str(out, sym);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"user_stack\":[");
+	for (int i = 0; i < rp->nu; i++) {
+		const struct vg_symbol *sy = &rp->usyms[i * ULINES_INLINE];
+
+		usym_name(&rp->maps, rp->ustack[i], rp->fallback, rp->bias, rp->have_bias, sym, sizeof(sym));
+		fprintf(out, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "", (unsigned long long)rp->ustack[i]);
+		json_str(out, sym);
+		if (rp->ucounts[i]) {
+			/* the function itself, then what was inlined into it */
+			fputc(',', out);
+			json_symbol(out, &sy[rp->ucounts[i] - 1]);
+			fprintf(out, ",\"inlined\":[");
+			for (int k = 0; k + 1 < rp->ucounts[i]; k++) {
+				fprintf(out, "%s{", k ? "," : "");
+				json_symbol(out, &sy[k]);
+				fputc('}', out);
+			}
+			fputc(']', out);
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void report_json(FILE *out, struct report *rp)
+{
+	const struct vigil_violation *v = rp->v;
+	char loc[PATH_MAX + 32];
+	bool first = true;
+
+	fprintf(out, "{\"type\":\"violation\",\"monitor\":");
+	json_str(out, spec.name);
+	fprintf(out, ",\"kind\":\"%s\",\"state\":", v->kind == VIGIL_V_NOT_FINAL ? "not-final" : "event");
+	json_str(out, rp->state);
+	fprintf(out, ",\"event\":");
+	json_str(out, rp->event);
+	fprintf(out, ",\"allowed\":[");
+	for (int e = 0; e < spec.nevents; e++)
+		if (spec.table[rp->st * spec.nevents + e] >= 0) {
+			fprintf(out, "%s", first ? "" : ",");
+			json_str(out, spec.events[e]);
+			first = false;
+		}
+	fprintf(out, "],\"key\":");
+	if (rp->keyname) {
+		fprintf(out, "{\"field\":");
+		json_str(out, rp->keyname);
+		fprintf(out, ",\"value\":%lld}", (long long)v->key);
+	} else {
+		fprintf(out, "null");
+	}
+	fprintf(out, ",\"cpu\":%u,\"pid\":%u,\"tgid\":%u,\"comm\":", v->cpu, v->pid, v->tgid);
+	json_str(out, rp->comm);
+	fprintf(out, ",\"time_ns\":%llu,\"source\":", (unsigned long long)v->ktime);
+	json_str(out, rp->r->source_text);
+	fprintf(out, ",\"binding\":");
+	json_str(out, where(rp->r, loc, sizeof(loc)));
+	json_stacks(out, rp);
+	fprintf(out, ",\"render\":");
+	snprintf(loc, sizeof(loc), "vigil render %s --highlight %s:%s", spec.model, rp->state, rp->event);
+	json_str(out, loc);
+	fprintf(out, "}\n");
+}
+
+static void text_stacks(FILE *out, struct report *rp)
+{
+	char sym[SYMLEN];
+
+	if (rp->nk) {
+		fprintf(out, "  kernel stack:\n");
+		for (int i = 0; i < rp->nk; i++) {
+			ksym_name(rp->kstack[i], sym, sizeof(sym));
+			fprintf(out, "    #%-2d 0x%016llx %s\n", i, (unsigned long long)rp->kstack[i], sym);
+		}
+	}
+	if (!rp->nu)
+		return;
+	fprintf(out, "  user stack:\n");
+	for (int i = 0; i < rp->nu; i++) {
+		const struct vg_symbol *sy = &rp->usyms[i * ULINES_INLINE];
+
+		usym_name(&rp->maps, rp->ustack[i], rp->fallback, rp->bias, rp->have_bias, sym, sizeof(sym));
+		fprintf(out, "    #%-2d 0x%016llx %s\n", i, (unsigned long long)rp->ustack[i], sym);
+		for (int k = 0; k < rp->ucounts[i]; k++)
+			if (sy[k].file[0])
+				fprintf(out, "        %s:%u:%u in %s%s\n", sy[k].file, sy[k].line, sy[k].column,
+					sy[k].function, k + 1 < rp->ucounts[i] ? " (inlined)" : "");
+	}
+}
+
+static void report_text(FILE *out, struct report *rp)
+{
+	const struct vigil_violation *v = rp->v;
+	const char *keyname = rp->keyname;
+	char loc[PATH_MAX + 32];
+	bool any = false;
+
+	if (v->kind == VIGIL_V_NOT_FINAL)
+		fprintf(out, "vigil monitor: %s: violation: instance forgotten in state %s, which is not final\n",
+			spec.name, rp->state);
+	else
+		fprintf(out, "vigil monitor: %s: violation: event %s not allowed in state %s\n", spec.name,
+			rp->event, rp->state);
+	fprintf(out, "  allowed: ");
+	for (int e = 0; e < spec.nevents; e++)
+		if (spec.table[rp->st * spec.nevents + e] >= 0) {
+			fprintf(out, "%s%s", any ? ", " : "", spec.events[e]);
+			any = true;
+		}
+	fprintf(out, "%s\n", any ? "" : "(none)");
+	if (keyname && (!strncmp(keyname, "arg", 3) || !strcmp(keyname, "ret") ||
+			!strcmp(keyname, "address") || !strcmp(keyname, "ip")))
+		fprintf(out, "  key: %s=0x%llx (%s scope)\n", keyname, (unsigned long long)v->key,
+			scope_names[spec.scope]);
+	else if (keyname)
+		fprintf(out, "  key: %s=%lld (%s scope)\n", keyname, (long long)v->key, scope_names[spec.scope]);
+	fprintf(out, "  task: %s pid %u tgid %u, cpu %u, at %llu.%09llu\n", rp->comm, v->pid, v->tgid, v->cpu,
+		(unsigned long long)v->ktime / 1000000000ULL, (unsigned long long)v->ktime % 1000000000ULL);
+	fprintf(out, "  rule: %s %s %s\n", where(rp->r, loc, sizeof(loc)), rp->event, rp->r->source_text);
+	text_stacks(out, rp);
+	fprintf(out, "  render: vigil render %s --highlight %s:%s\n", spec.model, rp->state, rp->event);
+}
+
+/* The ring buffer's callback: one violation record. */
 static int handle_violation(void *ctx, void *data, size_t size)
 {
+	static struct report rp;
 	const struct vigil_violation *v = data;
-	const struct spec_rule *r;
-	char comm[17], loc[PATH_MAX + 32], sym[SYMLEN];
-	int nk, nu;
-	struct proc_maps maps = { 0 };
-	struct elf_info *fallback = NULL;
-	int64_t bias = 0;
-	bool have_bias = false;
-	FILE *out = stdout;
 
+	(void)ctx;
 	if (size < sizeof(*v) || v->rule >= (unsigned)spec.nrules)
 		return 0;
 	if (opt.stop && stop_seen)
 		return 0;
-	r = &spec.rules[v->rule];
+	memset(&rp, 0, sizeof(rp));
+	rp.v = v;
+	rp.r = &spec.rules[v->rule];
 	nreports++;
-	memcpy(comm, v->comm, 16);
-	comm[16] = 0;
-	nk = v->kstack_sz > 0 ? v->kstack_sz / 8 : 0;
-	/* Kernel frames from where the tracepoint fired. */
-	const __u64 *kstack = v->kstack;
-
-	while (nk > 1 && is_monitor_frame(kstack[0])) {
-		kstack++;
-		nk--;
-	}
-	nu = v->ustack_sz > 0 ? v->ustack_sz / 8 : 0;
-	/* The user frames: at a function's entry the immediate caller is
-	 * missing from the frame-pointer walk; put it back. */
-	__u64 ustack[VIGIL_STACK_DEPTH + 1];
-
-	for (int i = 0, j = 0; i < nu; i++) {
-		ustack[j++] = v->ustack[i];
-		if (i == 0 && v->entry_ret && (nu < 2 || v->ustack[1] != v->entry_ret))
-			ustack[j++] = v->entry_ret;
-		if (i == nu - 1)
-			nu = j;
-	}
-	if (nu) {
-		struct uprobe_src *u = uprobe_of_slot(v->source);
-
-		read_maps(v->tgid, &maps);
-		/* Fallback when the process is gone: the probed function's load
-		 * bias from the first frame of a call: probe (page-aligned). */
-		if (u && u->kind == SRC_CALL && u->path && (fallback = elf_load(u->path))) {
-			const struct elf_sym *fs = elf_find_func(fallback, u->func);
-
-			if (fs) {
-				bias = (int64_t)((v->ustack[0] - fs->addr) & ~0xfffULL);
-				have_bias = true;
-			}
-		}
-	}
-
-	struct vg_symbol usyms[(VIGIL_STACK_DEPTH + 1) * ULINES_INLINE];
-	int ucounts[VIGIL_STACK_DEPTH + 1];
-
-	ulines(&maps, ustack, nu, fallback, bias, have_bias, usyms, ucounts);
-	const unsigned st = v->state < (unsigned)spec.nstates ? v->state : 0;
-	const char *state = spec.states[st];
-	const char *event = event_name(&spec, v->event == VIGIL_EV_FORGET ? -1 : (int)v->event);
-	const char *keyname = r->key >= 0 ? field_name(r, r->key) : NULL;
-
-	if (opt.json) {
-		bool first = true;
-
-		fprintf(out, "{\"type\":\"violation\",\"monitor\":");
-		json_str(out, spec.name);
-		fprintf(out, ",\"kind\":\"%s\",\"state\":", v->kind == VIGIL_V_NOT_FINAL ? "not-final" : "event");
-		json_str(out, state);
-		fprintf(out, ",\"event\":");
-		json_str(out, event);
-		fprintf(out, ",\"allowed\":[");
-		for (int e = 0; e < spec.nevents; e++)
-			if (spec.table[st * spec.nevents + e] >= 0) {
-				fprintf(out, "%s", first ? "" : ",");
-				json_str(out, spec.events[e]);
-				first = false;
-			}
-		fprintf(out, "],\"key\":");
-		if (keyname) {
-			fprintf(out, "{\"field\":");
-			json_str(out, keyname);
-			fprintf(out, ",\"value\":%lld}", (long long)v->key);
-		} else {
-			fprintf(out, "null");
-		}
-		fprintf(out, ",\"cpu\":%u,\"pid\":%u,\"tgid\":%u,\"comm\":", v->cpu, v->pid, v->tgid);
-		json_str(out, comm);
-		fprintf(out, ",\"time_ns\":%llu,\"source\":", (unsigned long long)v->ktime);
-		json_str(out, r->source_text);
-		fprintf(out, ",\"binding\":");
-		json_str(out, where(r, loc, sizeof(loc)));
-		fprintf(out, ",\"stack\":[");
-		for (int i = 0; i < nk; i++) {
-			ksym_name(kstack[i], sym, sizeof(sym));
-			fprintf(out, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "",
-				(unsigned long long)kstack[i]);
-			json_str(out, sym);
-			fputc('}', out);
-		}
-		fprintf(out, "],\"user_stack\":[");
-		for (int i = 0; i < nu; i++) {
-			const struct vg_symbol *sy = &usyms[i * ULINES_INLINE];
-
-			usym_name(&maps, ustack[i], fallback, bias, have_bias, sym, sizeof(sym));
-			fprintf(out, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "",
-				(unsigned long long)ustack[i]);
-			json_str(out, sym);
-			if (ucounts[i]) {
-				/* the function itself, then what was inlined into it */
-				fputc(',', out);
-				json_symbol(out, &sy[ucounts[i] - 1]);
-				fprintf(out, ",\"inlined\":[");
-				for (int k = 0; k + 1 < ucounts[i]; k++) {
-					fprintf(out, "%s{", k ? "," : "");
-					json_symbol(out, &sy[k]);
-					fputc('}', out);
-				}
-				fputc(']', out);
-			}
-			fputc('}', out);
-		}
-		fprintf(out, "],\"render\":");
-		snprintf(loc, sizeof(loc), "vigil render %s --highlight %s:%s", spec.model, state, event);
-		json_str(out, loc);
-		fprintf(out, "}\n");
-	} else {
-		if (v->kind == VIGIL_V_NOT_FINAL)
-			fprintf(out, "vigil monitor: %s: violation: instance forgotten in state %s, which is not final\n",
-				spec.name, state);
-		else
-			fprintf(out, "vigil monitor: %s: violation: event %s not allowed in state %s\n", spec.name,
-				event, state);
-		fprintf(out, "  allowed: ");
-		bool any = false;
-
-		for (int e = 0; e < spec.nevents; e++)
-			if (spec.table[st * spec.nevents + e] >= 0) {
-				fprintf(out, "%s%s", any ? ", " : "", spec.events[e]);
-				any = true;
-			}
-		fprintf(out, "%s\n", any ? "" : "(none)");
-		if (keyname && (!strncmp(keyname, "arg", 3) || !strcmp(keyname, "ret") ||
-				!strcmp(keyname, "address") || !strcmp(keyname, "ip")))
-			fprintf(out, "  key: %s=0x%llx (%s scope)\n", keyname, (unsigned long long)v->key,
-				scope_names[spec.scope]);
-		else if (keyname)
-			fprintf(out, "  key: %s=%lld (%s scope)\n", keyname, (long long)v->key,
-				scope_names[spec.scope]);
-		fprintf(out, "  task: %s pid %u tgid %u, cpu %u, at %llu.%09llu\n", comm, v->pid, v->tgid,
-			v->cpu, (unsigned long long)v->ktime / 1000000000ULL,
-			(unsigned long long)v->ktime % 1000000000ULL);
-		fprintf(out, "  rule: %s %s %s\n", where(r, loc, sizeof(loc)), event, r->source_text);
-		if (nk) {
-			fprintf(out, "  kernel stack:\n");
-			for (int i = 0; i < nk; i++) {
-				ksym_name(kstack[i], sym, sizeof(sym));
-				fprintf(out, "    #%-2d 0x%016llx %s\n", i, (unsigned long long)kstack[i], sym);
-			}
-		}
-		if (nu) {
-			fprintf(out, "  user stack:\n");
-			for (int i = 0; i < nu; i++) {
-				const struct vg_symbol *sy = &usyms[i * ULINES_INLINE];
-
-				usym_name(&maps, ustack[i], fallback, bias, have_bias, sym, sizeof(sym));
-				fprintf(out, "    #%-2d 0x%016llx %s\n", i, (unsigned long long)ustack[i], sym);
-				for (int k = 0; k < ucounts[i]; k++)
-					if (sy[k].file[0])
-						fprintf(out, "        %s:%u:%u in %s%s\n", sy[k].file, sy[k].line,
-							sy[k].column, sy[k].function,
-							k + 1 < ucounts[i] ? " (inlined)" : "");
-			}
-		}
-		fprintf(out, "  render: vigil render %s --highlight %s:%s\n", spec.model, state, event);
-	}
-	fflush(out);
-	free(maps.ents);
+	memcpy(rp.comm, v->comm, 16);
+	collect_stacks(&rp);
+	rp.st = v->state < (unsigned)spec.nstates ? v->state : 0;
+	rp.state = spec.states[rp.st];
+	rp.event = event_name(&spec, v->event == VIGIL_EV_FORGET ? -1 : (int)v->event);
+	rp.keyname = rp.r->key >= 0 ? field_name(rp.r, rp.r->key) : NULL;
+	if (opt.json)
+		report_json(stdout, &rp);
+	else
+		report_text(stdout, &rp);
+	fflush(stdout);
+	free(rp.maps.ents);
 	if (opt.stop) {
 		stop_seen = true;
 		exiting = 1;
