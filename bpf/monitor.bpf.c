@@ -34,23 +34,23 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by the loader before loading (read-only: the verifier prunes the
  * branches of the other scopes). */
-const volatile __u32 nevents = 1;
-const volatile __u32 scope = VIGIL_SCOPE_GLOBAL;
-const volatile __u32 has_start_rules = 0;
-const volatile __u32 reactor_stop = 0;
-const volatile __u32 ncpus = 1;
+const volatile __u32 vigil_nevents = 1;
+const volatile __u32 vigil_scope = VIGIL_SCOPE_GLOBAL;
+const volatile __u32 vigil_has_start_rules = 0;
+const volatile __u32 vigil_reactor_stop = 0;
+const volatile __u32 vigil_ncpus = 1;
 
 /* With reactor_stop: set by the first violation; everything stops. */
-__u32 stopped = 0;
+__u32 vigil_stopped = 0;
 
-/* function[state][event] at state * nevents + event: the next state, or
+/* function[state][event] at state * vigil_nevents + event: the next state, or
  * VIGIL_INVALID.  Sized nstates * nevents by the loader. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u16);
-} transitions SEC(".maps");
+} vigil_transitions SEC(".maps");
 
 /* 1 for the final (marked) states. */
 struct {
@@ -58,7 +58,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u8);
-} finals SEC(".maps");
+} vigil_finals SEC(".maps");
 
 /* Per source slot (tracepoint catalogue index, then uprobe slots): its rules. */
 struct {
@@ -66,7 +66,7 @@ struct {
 	__uint(max_entries, VIGIL_NR_SOURCES);
 	__type(key, __u32);
 	__type(value, struct vigil_rules);
-} rules SEC(".maps");
+} vigil_rules SEC(".maps");
 
 /*
  * Instance state, one 32-bit word: 0 = not monitored, else state + 1.
@@ -81,7 +81,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} cpu_state SEC(".maps");
+} vigil_cpu_state SEC(".maps");
 
 /* Scope global: one word. */
 struct {
@@ -89,7 +89,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} global_state SEC(".maps");
+} vigil_global_state SEC(".maps");
 
 /* Scopes task and object: keyed by the key field's value.  LRU: when full,
  * the least recently used instance is forgotten (it restarts at its next
@@ -99,7 +99,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, __u32);
-} inst_state SEC(".maps");
+} vigil_inst_state SEC(".maps");
 
 /* return:FUNC sources: the arguments saved at the function's entry, per
  * thread and slot (a recursive call overwrites the outer call's). */
@@ -118,13 +118,13 @@ struct {
 	__uint(max_entries, 16384);
 	__type(key, struct saved_key);
 	__type(value, struct saved_args);
-} saved_args SEC(".maps");
+} vigil_saved_args SEC(".maps");
 
 /* Violations to user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
-} violations SEC(".maps");
+} vigil_violations SEC(".maps");
 
 /* enum vigil_counter, per cpu. */
 struct {
@@ -132,7 +132,7 @@ struct {
 	__uint(max_entries, VIGIL_NR_COUNTERS);
 	__type(key, __u32);
 	__type(value, __u64);
-} counters SEC(".maps");
+} vigil_counters SEC(".maps");
 
 /* Where a handler runs: a tracepoint, a uprobe at a function's entry, or a
  * uretprobe. */
@@ -160,7 +160,7 @@ struct {
 
 static __always_inline void count(__u32 which)
 {
-	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+	__u64 *c = bpf_map_lookup_elem(&vigil_counters, &which);
 
 	if (c)
 		*c += 1;
@@ -170,26 +170,26 @@ static __always_inline __u32 *inst_lookup(__u64 key)
 {
 	__u32 zero = 0;
 
-	if (scope == VIGIL_SCOPE_GLOBAL)
-		return bpf_map_lookup_elem(&global_state, &zero);
-	if (scope == VIGIL_SCOPE_CPU) {
-		if (key >= ncpus)
+	if (vigil_scope == VIGIL_SCOPE_GLOBAL)
+		return bpf_map_lookup_elem(&vigil_global_state, &zero);
+	if (vigil_scope == VIGIL_SCOPE_CPU) {
+		if (key >= vigil_ncpus)
 			return NULL;
-		return bpf_map_lookup_percpu_elem(&cpu_state, &zero, (__u32)key);
+		return bpf_map_lookup_percpu_elem(&vigil_cpu_state, &zero, (__u32)key);
 	}
-	return bpf_map_lookup_elem(&inst_state, &key);
+	return bpf_map_lookup_elem(&vigil_inst_state, &key);
 }
 
 /* Start an instance in the initial state (word 1) unless it is monitored. */
 static __always_inline __u32 *inst_start(__u64 key, __u32 *p)
 {
-	if (scope == VIGIL_SCOPE_TASK || scope == VIGIL_SCOPE_OBJECT) {
+	if (vigil_scope == VIGIL_SCOPE_TASK || vigil_scope == VIGIL_SCOPE_OBJECT) {
 		__u32 init = 1;
 
 		if (!p) {
 			/* Fails with -EEXIST if another cpu started it first. */
-			bpf_map_update_elem(&inst_state, &key, &init, BPF_NOEXIST);
-			p = bpf_map_lookup_elem(&inst_state, &key);
+			bpf_map_update_elem(&vigil_inst_state, &key, &init, BPF_NOEXIST);
+			p = bpf_map_lookup_elem(&vigil_inst_state, &key);
 			if (!p)
 				return NULL;
 		}
@@ -203,8 +203,8 @@ static __always_inline __u32 *inst_start(__u64 key, __u32 *p)
 /* Stop monitoring an instance (`forget`). */
 static __always_inline void inst_forget(__u64 key, __u32 *p, __u32 cur)
 {
-	if (scope == VIGIL_SCOPE_TASK || scope == VIGIL_SCOPE_OBJECT)
-		bpf_map_delete_elem(&inst_state, &key);
+	if (vigil_scope == VIGIL_SCOPE_TASK || vigil_scope == VIGIL_SCOPE_OBJECT)
+		bpf_map_delete_elem(&vigil_inst_state, &key);
 	else
 		__sync_val_compare_and_swap(p, cur, 0);
 }
@@ -213,7 +213,7 @@ static __always_inline void inst_forget(__u64 key, __u32 *p, __u32 cur)
  * longer monitored; without, it is back in the initial state. */
 static __always_inline void inst_reset(__u64 key, __u32 *p, __u32 cur)
 {
-	if (has_start_rules)
+	if (vigil_has_start_rules)
 		inst_forget(key, p, cur);
 	else
 		__sync_val_compare_and_swap(p, cur, 1);
@@ -225,10 +225,10 @@ static __always_inline void report(void *ctx, __u32 kind, __u32 state, const str
 	struct vigil_violation *v;
 	__u64 id;
 
-	if (reactor_stop && __sync_val_compare_and_swap(&stopped, 0, 1) != 0)
+	if (vigil_reactor_stop && __sync_val_compare_and_swap(&vigil_stopped, 0, 1) != 0)
 		return;
 	count(VIGIL_CNT_VIOLATIONS);
-	v = bpf_ringbuf_reserve(&violations, sizeof(*v), 0);
+	v = bpf_ringbuf_reserve(&vigil_violations, sizeof(*v), 0);
 	if (!v) {
 		count(VIGIL_CNT_DROPS);
 		return;
@@ -300,7 +300,7 @@ static __always_inline void apply(void *ctx, const struct vigil_rule *r, const _
 			return;
 		count(VIGIL_CNT_PROCESSED);
 		idx = cur - 1;
-		fin = bpf_map_lookup_elem(&finals, &idx);
+		fin = bpf_map_lookup_elem(&vigil_finals, &idx);
 		if (fin && !*fin)
 			report(ctx, VIGIL_V_NOT_FINAL, cur - 1, r, src, key, user);
 		inst_forget(key, p, cur);
@@ -308,7 +308,7 @@ static __always_inline void apply(void *ctx, const struct vigil_rule *r, const _
 	}
 
 	if (!cur) {
-		if (has_start_rules && r->mode == VIGIL_MODE_PLAIN)
+		if (vigil_has_start_rules && r->mode == VIGIL_MODE_PLAIN)
 			return;
 		p = inst_start(key, p);
 		if (!p) {
@@ -316,7 +316,7 @@ static __always_inline void apply(void *ctx, const struct vigil_rule *r, const _
 			return;
 		}
 		count(VIGIL_CNT_STARTS);
-		if (has_start_rules && r->mode == VIGIL_MODE_START) {
+		if (vigil_has_start_rules && r->mode == VIGIL_MODE_START) {
 			count(VIGIL_CNT_PROCESSED);
 			return;
 		}
@@ -327,8 +327,8 @@ static __always_inline void apply(void *ctx, const struct vigil_rule *r, const _
 		cur = *(volatile __u32 *)p;
 		if (!cur)
 			return; /* reset under us */
-		idx = (cur - 1) * nevents + r->event;
-		next = bpf_map_lookup_elem(&transitions, &idx);
+		idx = (cur - 1) * vigil_nevents + r->event;
+		next = bpf_map_lookup_elem(&vigil_transitions, &idx);
 		if (!next)
 			return;
 		if (*next == VIGIL_INVALID) {
@@ -350,14 +350,14 @@ static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int n
 	__u32 n;
 
 	count(VIGIL_CNT_SEEN);
-	if (reactor_stop && stopped)
+	if (vigil_reactor_stop && vigil_stopped)
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	f[nown] = (__u32)id;
 	f[nown + 1] = id >> 32;
 	f[nown + 2] = bpf_get_smp_processor_id();
 
-	rs = bpf_map_lookup_elem(&rules, &src);
+	rs = bpf_map_lookup_elem(&vigil_rules, &src);
 	if (!rs)
 		return 0;
 	n = rs->n;
@@ -597,7 +597,7 @@ int BPF_KPROBE(uprobe_call)
 				       .slot = cookie & ~SAVE_ARGS };
 		struct saved_args a = { { f[0], f[1], f[2], f[3], f[4], f[5] } };
 
-		bpf_map_update_elem(&saved_args, &k, &a, BPF_ANY);
+		bpf_map_update_elem(&vigil_saved_args, &k, &a, BPF_ANY);
 		return 0;
 	}
 	return run_rules(ctx, cookie, f, VIGIL_NCALL_FIELDS, USER_ENTRY);
@@ -612,7 +612,7 @@ int BPF_KRETPROBE(uprobe_return)
 	struct saved_args *a;
 	FIELDS;
 
-	a = bpf_map_lookup_elem(&saved_args, &k);
+	a = bpf_map_lookup_elem(&vigil_saved_args, &k);
 	if (a) {
 		f[0] = a->arg[0];
 		f[1] = a->arg[1];
@@ -620,7 +620,7 @@ int BPF_KRETPROBE(uprobe_return)
 		f[3] = a->arg[3];
 		f[4] = a->arg[4];
 		f[5] = a->arg[5];
-		bpf_map_delete_elem(&saved_args, &k);
+		bpf_map_delete_elem(&vigil_saved_args, &k);
 	}
 	f[6] = PT_REGS_RC(ctx);
 	return run_rules(ctx, slot, f, VIGIL_NRETURN_FIELDS, USER_RETURN);

@@ -1101,17 +1101,17 @@ static void open_and_load(const struct usage *u, int ncpus)
 		lu_libbpf_log_print();
 		lu_die("cannot open the BPF object: %s", strerror(errno));
 	}
-	skel->rodata->nevents = spec.nevents;
-	skel->rodata->scope = spec.scope;
-	skel->rodata->has_start_rules = spec.has_start_rules;
-	skel->rodata->reactor_stop = opt.stop;
-	skel->rodata->ncpus = ncpus;
-	bpf_map__set_max_entries(skel->maps.transitions, spec.nstates * spec.nevents);
-	bpf_map__set_max_entries(skel->maps.finals, spec.nstates);
+	skel->rodata->vigil_nevents = spec.nevents;
+	skel->rodata->vigil_scope = spec.scope;
+	skel->rodata->vigil_has_start_rules = spec.has_start_rules;
+	skel->rodata->vigil_reactor_stop = opt.stop;
+	skel->rodata->vigil_ncpus = ncpus;
+	bpf_map__set_max_entries(skel->maps.vigil_transitions, spec.nstates * spec.nevents);
+	bpf_map__set_max_entries(skel->maps.vigil_finals, spec.nstates);
 	if (spec.scope == VIGIL_SCOPE_TASK || spec.scope == VIGIL_SCOPE_OBJECT)
-		bpf_map__set_max_entries(skel->maps.inst_state, spec.instances);
+		bpf_map__set_max_entries(skel->maps.vigil_inst_state, spec.instances);
 	if (!u->any_return)
-		bpf_map__set_max_entries(skel->maps.saved_args, 1);
+		bpf_map__set_max_entries(skel->maps.vigil_saved_args, 1);
 	for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++) {
 		char name[128];
 		struct bpf_program *p;
@@ -1138,13 +1138,13 @@ static void fill_model(void)
 		__u32 k = st;
 		__u8 fin = spec.final[st];
 
-		if (bpf_map__update_elem(skel->maps.finals, &k, sizeof(k), &fin, sizeof(fin), BPF_ANY))
+		if (bpf_map__update_elem(skel->maps.vigil_finals, &k, sizeof(k), &fin, sizeof(fin), BPF_ANY))
 			lu_die("cannot fill the final-state map: %s", strerror(errno));
 		for (int e = 0; e < spec.nevents; e++) {
 			__u32 idx = st * spec.nevents + e;
 			__u16 next = spec.table[idx] < 0 ? VIGIL_INVALID : spec.table[idx];
 
-			if (bpf_map__update_elem(skel->maps.transitions, &idx, sizeof(idx), &next, sizeof(next),
+			if (bpf_map__update_elem(skel->maps.vigil_transitions, &idx, sizeof(idx), &next, sizeof(next),
 						 BPF_ANY))
 				lu_die("cannot fill the transition map: %s", strerror(errno));
 		}
@@ -1179,7 +1179,7 @@ static void fill_rules(void)
 		}
 		if (!rs.n)
 			continue;
-		if (bpf_map__update_elem(skel->maps.rules, &k, sizeof(k), &rs, sizeof(rs), BPF_ANY))
+		if (bpf_map__update_elem(skel->maps.vigil_rules, &k, sizeof(k), &rs, sizeof(rs), BPF_ANY))
 			lu_die("cannot fill the rule map: %s", strerror(errno));
 	}
 }
@@ -1300,7 +1300,7 @@ static void read_counters(int ncpus, unsigned long long cnt[VIGIL_NR_COUNTERS])
 
 	for (__u32 c = 0; c < VIGIL_NR_COUNTERS; c++) {
 		cnt[c] = 0;
-		if (bpf_map__lookup_elem(skel->maps.counters, &c, sizeof(c), vals, ncpus * sizeof(__u64), 0))
+		if (bpf_map__lookup_elem(skel->maps.vigil_counters, &c, sizeof(c), vals, ncpus * sizeof(__u64), 0))
 			continue;
 		for (int i = 0; i < ncpus; i++)
 			cnt[c] += vals[i];
@@ -1383,7 +1383,7 @@ int main(int argc, char **argv)
 	open_and_load(&used, ncpus);
 	fill_model();
 	fill_rules();
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.violations), handle_violation, NULL, NULL);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.vigil_violations), handle_violation, NULL, NULL);
 	if (!rb)
 		lu_die("cannot open the ring buffer: %s", strerror(errno));
 	/* Standard output stays JSON Lines: the command writes to stderr. */
