@@ -138,6 +138,11 @@ impl Op {
         }
     }
 
+    /// `==` → `Eq` ...; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Op> {
+        [Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge].into_iter().find(|o| o.as_str() == s)
+    }
+
     #[inline]
     pub fn holds(self, a: i64, b: i64) -> bool {
         match self {
@@ -314,3 +319,5 @@ impl Binding {
 }
 
 mod parse;
+
+pub use parse::parse_int;

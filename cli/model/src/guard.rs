@@ -125,7 +125,7 @@ impl Parser<'_> {
     fn cmp(&mut self) -> Result<RawCmp, String> {
         let lhs = self.operand()?;
         let op_text = self.peek().unwrap_or("the end").to_string();
-        let op = op_of(&op_text).ok_or_else(|| {
+        let op = Op::parse(&op_text).ok_or_else(|| {
             format!("expected a comparison (== != < <= > >=) after `{}`, found `{op_text}`", show(&lhs))
         })?;
         self.at += 1;
@@ -158,18 +158,6 @@ impl Parser<'_> {
         }
         Ok(Atom::Name(t))
     }
-}
-
-fn op_of(s: &str) -> Option<Op> {
-    Some(match s {
-        "==" => Op::Eq,
-        "!=" => Op::Ne,
-        "<" => Op::Lt,
-        "<=" => Op::Le,
-        ">" => Op::Gt,
-        ">=" => Op::Ge,
-        _ => return None,
-    })
 }
 
 /// A value as a binding's `const` line writes it: `4s`, `-3`, `250j`.

@@ -8,30 +8,18 @@ use std::path::{Path, PathBuf};
 use vigil_model::compiled::{compile, Compiled, Inst, Kind, Verdict, NEVER, NONE};
 use vigil_model::{Binding, Model};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{dot_files, kernel_rv, repo};
 
+
+/// vigil's models and test models, and the kernel's RV models when
+/// ../shared is there.
 fn model_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![repo().join("models"), repo().join("tests/lit/models/inputs")];
-    let shared = repo().join("../shared/models/kernel-rv");
-    if shared.is_dir() {
-        stack.push(shared);
-    } else {
-        eprintln!("SKIPPED (part): kernel RV models not found at {}", shared.display());
+    let mut out = dot_files(&repo().join("models"));
+    out.extend(dot_files(&repo().join("tests/lit/models/inputs")));
+    if let Some(k) = kernel_rv() {
+        out.extend(dot_files(&k));
     }
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "dot") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
     out
 }
 

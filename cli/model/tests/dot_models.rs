@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use vigil_model::{dot, dot2c, render, Model};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{dot_files, kernel_rv, repo};
+
 
 fn inputs() -> PathBuf {
     repo().join("tests/lit/models/inputs")
@@ -20,35 +20,7 @@ fn expected(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn kernel_rv() -> Option<PathBuf> {
-    let dir = repo().join("../shared/models/kernel-rv");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: kernel RV models not found at {} (../shared is missing)",
-            dir.display()
-        );
-        None
-    }
-}
 
-fn dot_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "dot") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn load(path: &Path) -> Model {
     Model::from_file(path).unwrap_or_else(|d| panic!("{d}"))

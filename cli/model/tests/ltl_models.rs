@@ -3,18 +3,14 @@
 //! generator gives (measured with rvgen's ltl2ba.py on these files: atoms /
 //! states / initial states).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use vigil_model::ltl::LtlModel;
 
+mod common;
+
 fn rtapp() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/models/kernel-rv/rtapp");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("SKIPPED: {} not found (../shared is missing)", d.display());
-        None
-    }
+    common::kernel_rv().map(|k| k.join("rtapp"))
 }
 
 #[test]

@@ -116,15 +116,7 @@ fn value_of(name: &str, v: &str) -> Option<i64> {
             return Some(code);
         }
     }
-    let (neg, digits) = match v.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, v),
-    };
-    let n = match digits.strip_prefix("0x") {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => digits.parse().ok()?,
-    };
-    Some(if neg { -n } else { n })
+    vigil_model::binding::parse_int(v)
 }
 
 /// A verdict as the corpus writes it.

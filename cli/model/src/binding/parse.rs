@@ -279,7 +279,7 @@ fn lex(s: &str) -> Vec<Tok<'_>> {
 }
 
 /// An integer as bindings write it: decimal, `0x` hex, optionally negative.
-pub(crate) fn parse_int(s: &str) -> Option<i64> {
+pub fn parse_int(s: &str) -> Option<i64> {
     let (neg, digits) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
@@ -417,18 +417,6 @@ fn parse_value(path: &Path, n: u32, field: &str, text: &str) -> Result<i64, Diag
     }
 }
 
-fn parse_op(s: &str) -> Option<Op> {
-    Some(match s {
-        "==" => Op::Eq,
-        "!=" => Op::Ne,
-        "<" => Op::Lt,
-        "<=" => Op::Le,
-        ">" => Op::Gt,
-        ">=" => Op::Ge,
-        _ => return None,
-    })
-}
-
 const ORDER: &str = "EVENT <- SOURCE [key=FIELD] [if COND [&& COND]...] [start|run]";
 
 fn parse_rule(
@@ -523,7 +511,7 @@ fn parse_rule(
                     )))
                 }
             };
-            let op = parse_op(op_text).ok_or_else(|| {
+            let op = Op::parse(op_text).ok_or_else(|| {
                 err(format!(
                     "bad operator `{op_text}` in the condition on `{field}`: expected one of == != < <= > >="
                 ))
