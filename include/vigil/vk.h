@@ -18,6 +18,14 @@
  *
  * No libc.  The includer may define VK_TYPES_DEFINED after typedef'ing
  * vk_u8 .. vk_s64 (BPF uses the kernel's __u8 ..), and VK_INLINE.
+ *
+ * The step reads the tables only through the VK_* accessors below.  By
+ * default they index the mapped blob; an engine whose tables live
+ * elsewhere defines them first.  The BPF program keeps each section in a
+ * map (the verifier needs a bounded lookup per access, not a pointer into
+ * one big blob) and defines them as map lookups, with the header's
+ * scalars as read-only globals: the same step, other storage, as the
+ * kernel's da_monitor.h is one step over per-monitor tables.
  * Bump VK_ABI with any change of the structures below; the Rust writer
  * checks the same sizes (cli/model/src/compiled/blob.rs).
  */
@@ -38,7 +46,7 @@ typedef int64_t vk_s64;
 #endif
 
 #define VK_MAGIC 0x314b5456u /* "VTK1" */
-#define VK_ABI 1
+#define VK_ABI 2
 
 #define VK_NONE 0xffffu   /* no transition; no guard */
 #define VK_FORGET 0xfffeu /* a rule's event: end the instance */
@@ -72,7 +80,9 @@ struct vk_header {
 	vk_u32 off_edge;  /* struct vk_edge[nstates * nevents], VK_HA only */
 	vk_u32 off_inv;   /* struct vk_inv[nstates], VK_HA only */
 	vk_u32 off_cmp, off_guard, off_rule;
-	vk_u32 reserved[2];
+	vk_u32 off_names, names_len; /* NUL-terminated: see vk_model_names */
+	vk_u32 off_ltl;              /* 0: none */
+	vk_u32 reserved[3];
 };
 
 /* lhs OP rhs; a run ending at end_term is an AND, a guard an OR of runs. */
@@ -124,7 +134,7 @@ struct vk_result {
 	vk_u16 guard; /* VK_V_GUARD: which */
 };
 
-_Static_assert(sizeof(struct vk_header) == 64, "vk_header layout");
+_Static_assert(sizeof(struct vk_header) == 80, "vk_header layout");
 _Static_assert(sizeof(struct vk_cmp) == 16, "vk_cmp layout");
 _Static_assert(sizeof(struct vk_guard) == 4, "vk_guard layout");
 _Static_assert(sizeof(struct vk_edge) == 4, "vk_edge layout");
@@ -142,11 +152,30 @@ struct vk_model {
 	const struct vk_cmp *cmps;
 	const struct vk_guard *guards;
 	const struct vk_rule *rules;
+	const char *names;
 	/* The header's fields a step reads, copied here by vk_model_open so
 	 * that a plain step loads nothing it does not need. */
 	vk_u16 nevents;
 	vk_u8 has_start, kind;
 };
+
+/* Table accessors (see the top of this file). */
+#ifndef VK_NEXT
+#define VK_NEXT(m, cell) ((m)->next[cell])
+#define VK_FINAL(m, state) ((m)->finals[state])
+#define VK_CMP(m, i) (&(m)->cmps[i])
+#define VK_EDGE(m, cell) ((m)->edges[cell])
+#define VK_INV(m, state) (&(m)->inv[state])
+#define VK_GUARD(m, g) (&(m)->guards[g])
+#define VK_NEVENTS(m) ((m)->nevents)
+#define VK_HAS_START(m) ((m)->has_start)
+#define VK_KIND(m) ((m)->kind)
+#endif
+/* The most conditions a rule is checked for: a verifier needs a constant
+ * loop bound, the model crate refuses more (cli/model/src/compiled). */
+#ifndef VK_MAX_RULE_CONDS
+#define VK_MAX_RULE_CONDS 0xffffu
+#endif
 
 #include "vk_step.h"
 

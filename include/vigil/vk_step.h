@@ -21,9 +21,9 @@ VK_INLINE int vk_op_holds(vk_u8 op, vk_s64 a, vk_s64 b)
 /* Whether the rule's conditions (field OP constant, all of them) hold. */
 VK_INLINE int vk_rule_holds(const struct vk_model *m, const struct vk_rule *r, const vk_s64 *f)
 {
-	for (vk_u16 i = 0; i < r->cond_n; i++) {
-		const struct vk_cmp *c = &m->cmps[r->cond_first + i];
-		if (!vk_op_holds(c->op, f[c->lhs & (VK_MAX_FIELDS - 1)], c->value))
+	for (vk_u32 i = 0; i < VK_MAX_RULE_CONDS && i < r->cond_n; i++) {
+		const struct vk_cmp *c = VK_CMP(m, r->cond_first + i);
+		if (!c || !vk_op_holds(c->op, f[c->lhs & (VK_MAX_FIELDS - 1)], c->value))
 			return 0;
 	}
 	return 1;
@@ -57,10 +57,12 @@ static inline vk_s64 vk_operand(vk_u8 kind, vk_u8 i, vk_s64 value, const struct 
 static inline int vk_guard_holds(const struct vk_model *m, vk_u16 g, const struct vk_rule *r,
 				 const struct vk_inst *in, const vk_s64 *f, vk_u64 now)
 {
-	const struct vk_guard *gd = &m->guards[g];
+	const struct vk_guard *gd = VK_GUARD(m, g);
 	int term = 1;
-	for (vk_u16 i = 0; i < gd->n; i++) {
-		const struct vk_cmp *c = &m->cmps[gd->first + i];
+	for (vk_u16 i = 0; gd && i < gd->n; i++) {
+		const struct vk_cmp *c = VK_CMP(m, gd->first + i);
+		if (!c)
+			return 0;
 		int known = 1;
 		vk_s64 a = vk_operand(c->lhs_kind, c->lhs, c->value, r, in, f, now, &known);
 		vk_s64 b = vk_operand(c->rhs_kind, c->rhs, c->value, r, in, f, now, &known);
@@ -76,8 +78,8 @@ static inline int vk_guard_holds(const struct vk_model *m, vk_u16 g, const struc
 
 static inline void vk_arm(const struct vk_model *m, struct vk_inst *in, vk_u16 state, vk_u64 now)
 {
-	const struct vk_inv *inv = &m->inv[state];
-	if (!inv->present) {
+	const struct vk_inv *inv = VK_INV(m, state);
+	if (!inv || !inv->present) {
 		in->expiry_ns = VK_NEVER;
 		return;
 	}
@@ -94,7 +96,7 @@ VK_INLINE void vk_enter_initial(const struct vk_model *m, struct vk_inst *in, vk
 	for (int c = 0; c < VK_MAX_CLOCKS; c++)
 		in->reset_ns[c] = VK_NEVER;
 	in->expiry_ns = VK_NEVER;
-	if (m->h->kind == VK_HA)
+	if (VK_KIND(m) == VK_HA)
 		vk_arm(m, in, 0, now);
 }
 
@@ -110,7 +112,7 @@ VK_INLINE void vk_unmonitor(struct vk_inst *in)
 VK_INLINE struct vk_result vk_fail(const struct vk_model *m, struct vk_inst *in, vk_u64 now,
 				   vk_u8 verdict, vk_u16 from, vk_u16 guard)
 {
-	if (m->h->has_start)
+	if (VK_HAS_START(m))
 		vk_unmonitor(in);
 	else
 		vk_enter_initial(m, in, now);
@@ -123,13 +125,13 @@ static inline struct vk_result vk_hybrid_step(const struct vk_model *m, const st
 {
 	if (now >= in->expiry_ns)
 		return vk_fail(m, in, now, VK_V_INVARIANT, from, VK_NONE);
-	struct vk_edge e = m->edges[cell];
+	struct vk_edge e = VK_EDGE(m, cell);
 	if (e.guard != VK_NONE && !vk_guard_holds(m, e.guard, r, in, f, now))
 		return vk_fail(m, in, now, VK_V_GUARD, from, e.guard);
 	for (int c = 0; c < VK_MAX_CLOCKS; c++)
 		if (e.resets & (1u << c))
 			in->reset_ns[c] = now;
-	vk_u16 next = m->next[cell];
+	vk_u16 next = VK_NEXT(m, cell);
 	if (next != from || e.resets)
 		vk_arm(m, in, next, now);
 	in->word = (vk_u32)next + 1;
@@ -141,7 +143,7 @@ VK_INLINE struct vk_result vk_forget_word(const struct vk_model *m, vk_u32 *word
 {
 	vk_u32 w = *word;
 	*word = 0;
-	if (w == 0 || m->finals[w - 1])
+	if (w == 0 || VK_FINAL(m, w - 1))
 		return (struct vk_result){ .verdict = VK_OK };
 	return (struct vk_result){ .verdict = VK_V_NOT_FINAL, .from = (vk_u16)(w - 1) };
 }
@@ -152,7 +154,7 @@ VK_INLINE struct vk_result vk_event_word(const struct vk_model *m, const struct 
 {
 	vk_u32 w = *word;
 	if (w == 0) {
-		if (r->mode == VK_PLAIN && m->has_start)
+		if (r->mode == VK_PLAIN && VK_HAS_START(m))
 			return (struct vk_result){ .verdict = VK_OK };
 		w = 1;
 		if (r->mode == VK_START) {
@@ -161,9 +163,9 @@ VK_INLINE struct vk_result vk_event_word(const struct vk_model *m, const struct 
 		}
 	}
 	vk_u16 from = (vk_u16)(w - 1);
-	vk_u16 next = m->next[(vk_u32)from * m->nevents + r->event];
+	vk_u16 next = VK_NEXT(m, (vk_u32)from * VK_NEVENTS(m) + r->event);
 	if (next == VK_NONE) {
-		*word = m->has_start ? 0 : 1;
+		*word = VK_HAS_START(m) ? 0 : 1;
 		return (struct vk_result){ .verdict = VK_V_EVENT, .from = from };
 	}
 	*word = (vk_u32)next + 1;
@@ -185,30 +187,30 @@ VK_INLINE struct vk_result vk_step_word(const struct vk_model *m, const struct v
 VK_INLINE struct vk_result vk_decide(const struct vk_model *m, const struct vk_rule *r,
 				     struct vk_inst *in, const vk_s64 *f, vk_u64 now)
 {
-	if (m->kind == VK_DA)
+	if (VK_KIND(m) == VK_DA)
 		return vk_step_word(m, r, &in->word);
 	if (r->event == VK_FORGET) {
 		if (in->word == 0)
 			return (struct vk_result){ .verdict = VK_OK };
 		vk_u16 from = (vk_u16)(in->word - 1);
 		vk_unmonitor(in);
-		if (m->finals[from])
+		if (VK_FINAL(m, from))
 			return (struct vk_result){ .verdict = VK_OK };
 		return (struct vk_result){ .verdict = VK_V_NOT_FINAL, .from = from };
 	}
 	if (in->word == 0) {
-		if (r->mode == VK_PLAIN && m->h->has_start)
+		if (r->mode == VK_PLAIN && VK_HAS_START(m))
 			return (struct vk_result){ .verdict = VK_OK };
 		vk_enter_initial(m, in, now);
 		if (r->mode == VK_START)
 			return (struct vk_result){ .verdict = VK_OK };
 	}
 	vk_u16 from = (vk_u16)(in->word - 1);
-	vk_u32 cell = (vk_u32)from * m->h->nevents + r->event;
-	vk_u16 next = m->next[cell];
+	vk_u32 cell = (vk_u32)from * VK_NEVENTS(m) + r->event;
+	vk_u16 next = VK_NEXT(m, cell);
 	if (next == VK_NONE)
 		return vk_fail(m, in, now, VK_V_EVENT, from, VK_NONE);
-	if (m->h->kind == VK_HA)
+	if (VK_KIND(m) == VK_HA)
 		return vk_hybrid_step(m, r, in, f, now, from, cell);
 	in->word = (vk_u32)next + 1;
 	return (struct vk_result){ .verdict = VK_OK };
@@ -220,6 +222,39 @@ static inline struct vk_result vk_expire(const struct vk_model *m, struct vk_ins
 	if (in->word == 0 || now < in->expiry_ns)
 		return (struct vk_result){ .verdict = VK_OK };
 	return vk_fail(m, in, now, VK_V_INVARIANT, (vk_u16)(in->word - 1), VK_NONE);
+}
+
+/* The names section holds, NUL-terminated: the model's name, its file, the
+ * binding's file, then the states, the events and the sources. */
+enum { VK_NAME_MODEL = 0, VK_NAME_MODEL_FILE = 1, VK_NAME_BINDING_FILE = 2, VK_NAME_STATES = 3 };
+
+static inline vk_u64 vk_nnames(const struct vk_model *m)
+{
+	return VK_NAME_STATES + (vk_u64)m->h->nstates + m->h->nevents + m->h->nsources;
+}
+
+/* How many complete names the section holds (0 unless it ends in NUL). */
+static inline vk_u64 vk_count_names(const struct vk_model *m)
+{
+	vk_u32 len = m->h->names_len;
+	vk_u64 n = 0;
+	if (len == 0 || m->names[len - 1] != 0)
+		return 0;
+	for (vk_u32 i = 0; i < len; i++)
+		n += m->names[i] == 0;
+	return n;
+}
+
+/* Every name, in one pass: out must hold vk_nnames(m) pointers. */
+static inline void vk_model_names(const struct vk_model *m, const char **out)
+{
+	const char *p = m->names;
+	for (vk_u64 i = 0, n = vk_nnames(m); i < n; i++) {
+		out[i] = p;
+		while (*p)
+			p++;
+		p++;
+	}
 }
 
 /* Map a blob; 0 on success, else a static message.  Every offset and
@@ -249,6 +284,7 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 		{ h->off_cmp, h->ncmps * sizeof(struct vk_cmp) },
 		{ h->off_guard, h->nguards * sizeof(struct vk_guard) },
 		{ h->off_rule, h->nrules * sizeof(struct vk_rule) },
+		{ h->off_names, h->names_len },
 	};
 	for (unsigned i = 0; i < sizeof sec / sizeof sec[0]; i++)
 		if ((sec[i].off & 7) || sec[i].off + sec[i].len > h->size)
@@ -261,6 +297,7 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 	m->cmps = (const struct vk_cmp *)(b + h->off_cmp);
 	m->guards = (const struct vk_guard *)(b + h->off_guard);
 	m->rules = (const struct vk_rule *)(b + h->off_rule);
+	m->names = (const char *)(b + h->off_names);
 	m->nevents = h->nevents;
 	m->has_start = h->has_start;
 	m->kind = h->kind;
@@ -276,6 +313,8 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 	for (vk_u16 i = 0; h->kind == VK_HA && i < h->nstates; i++)
 		if (m->inv[i].present && m->inv[i].clock >= VK_MAX_CLOCKS)
 			return "an invariant names no clock";
+	if (vk_count_names(m) != vk_nnames(m))
+		return "the names of the compiled model do not match its counts";
 	for (vk_u16 i = 0; i < h->nrules; i++) {
 		const struct vk_rule *r = &m->rules[i];
 		if ((r->event != VK_FORGET && r->event >= h->nevents) || r->mode > VK_RUN ||

@@ -153,6 +153,10 @@ pub struct Compiled {
     pub clocks: Vec<String>,
     pub envs: Vec<String>,
     pub model_name: String,
+    /// The model's and the binding's files, as engines name them in
+    /// reports (`vigil render MODEL`, `BINDING:LINE`).
+    pub model_path: String,
+    pub binding_path: String,
     pub states: Vec<String>,
     pub events: Vec<String>,
     /// [`Kind::Ltl`]: the automaton (`states` name its states, `events`

@@ -19,6 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(blob, data, size);
 	struct vk_model m;
+	if (vk_model_open(&m, blob, size) == 0) {
+		const char **names = malloc(vk_nnames(&m) * sizeof *names);
+		if (names)
+			vk_model_names(&m, names);
+		free(names);
+	}
 	if (vk_model_open(&m, blob, size) == 0 && m.h->nrules) {
 		struct vk_inst in = { .word = 0, .reset_ns = { VK_NEVER, VK_NEVER }, .expiry_ns = VK_NEVER };
 		uint64_t now = 0;

@@ -1,14 +1,16 @@
-//! [`Compiled`] → the blob the C engines map (`include/vigil/vk.h`): a
-//! 64-byte header, then each section at an 8-aligned offset, little-endian,
-//! no pointers.  The struct sizes here are the header's `_Static_assert`s;
+//! [`Compiled`] → the blob the C engines map (`include/vigil/vk.h`): an
+//! 80-byte header, then each section at an 8-aligned offset, little-endian,
+//! no pointers.  The last section holds the names (model, files, states,
+//! events, sources), so that an engine given only the blob (the BPF
+//! loader) can say what it monitors and report in the model's words.  The struct sizes here are the header's `_Static_assert`s;
 //! the conformance corpus runs the C engines on these bytes.
 
 use super::*;
 use crate::binding::Scope;
 
 pub const MAGIC: u32 = 0x314b_5456; // "VTK1"
-pub const ABI: u16 = 1;
-const HEADER: usize = 64;
+pub const ABI: u16 = 2;
+const HEADER: usize = 80;
 
 fn op_code(op: Op) -> u8 {
     match op {
@@ -63,6 +65,17 @@ impl Out {
 }
 
 impl Compiled {
+    /// The names section, in the order `vk_model_names` returns them:
+    /// model name, model file, binding file, states, events, sources.
+    /// A name holds no NUL (they come from identifiers and paths).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        [self.model_name.as_str(), self.model_path.as_str(), self.binding_path.as_str()]
+            .into_iter()
+            .chain(self.states.iter().map(String::as_str))
+            .chain(self.events.iter().map(String::as_str))
+            .chain(self.sources.iter().map(String::as_str))
+    }
+
     /// The blob `vk_model_open` maps.
     pub fn to_blob(&self) -> Vec<u8> {
         let mut o = Out(vec![0; HEADER]);
@@ -112,6 +125,12 @@ impl Compiled {
             o.u32(0);
             o.u64(0);
         }
+        let off_names = o.section();
+        for name in self.names() {
+            o.0.extend_from_slice(name.as_bytes());
+            o.u8(0);
+        }
+        let names_len = o.0.len() as u32 - off_names;
         o.section();
         let size = o.0.len() as u32;
         let mut h = Out(Vec::with_capacity(HEADER));
@@ -126,10 +145,11 @@ impl Compiled {
         for b in [self.has_start as u8, self.check_exit as u8, self.clocks.len() as u8, self.envs.len() as u8] {
             h.u8(b);
         }
-        for off in [off_next, off_final, off_edge, off_inv, off_cmp, off_guard, off_rule, 0, 0] {
+        for off in [off_next, off_final, off_edge, off_inv, off_cmp, off_guard, off_rule, off_names, names_len] {
             h.u32(off);
         }
-        assert_eq!(h.0.len(), HEADER, "vk_header is 64 bytes");
+        h.0.resize(HEADER, 0); // off_ltl and reserved: 0
+        assert_eq!(h.0.len(), HEADER, "vk_header is 80 bytes");
         o.0[..HEADER].copy_from_slice(&h.0);
         o.0
     }
@@ -159,6 +179,8 @@ mod tests {
             clocks: vec![],
             envs: vec![],
             model_name: "m".into(),
+            model_path: "m.dot".into(),
+            binding_path: "m.bind".into(),
             states: vec!["a".into(), "b".into()],
             events: vec!["x".into(), "y".into(), "z".into()],
             ltl: None,
@@ -169,13 +191,17 @@ mod tests {
         assert_eq!(u32_at(4) as usize, b.len());
         assert_eq!(b.len() % 8, 0);
         let off_next = u32_at(28) as usize;
-        assert_eq!(off_next, 64);
+        assert_eq!(off_next, 80);
         assert_eq!(u16::from_le_bytes([b[off_next + 2], b[off_next + 3]]), NONE);
         let off_cmp = u32_at(44) as usize;
         assert_eq!(i64::from_le_bytes(b[off_cmp + 8..off_cmp + 16].try_into().unwrap()), -2);
         let off_rule = u32_at(52) as usize;
         assert_eq!(b[off_rule + 2], 1, "mode start");
         assert_eq!(u32_at(off_rule + 16), 7, "line");
-        assert_eq!(b.len() - off_rule, 32);
+        let off_names = u32_at(56) as usize;
+        assert_eq!(off_names - off_rule, 32);
+        let names: Vec<&[u8]> = b[off_names..off_names + u32_at(60) as usize].split(|&c| c == 0).collect();
+        assert_eq!(names[..8], [&b"m"[..], b"m.dot", b"m.bind", b"a", b"b", b"x", b"y", b"z"]);
+        assert_eq!(names[8], b"tp:sched_switch");
     }
 }

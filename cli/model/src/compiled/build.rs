@@ -39,6 +39,8 @@ pub fn compile(model: &Model, binding: &Binding) -> Result<Compiled, Diagnostic>
         clocks: Vec::new(),
         envs: Vec::new(),
         model_name: model.name.clone(),
+        model_path: model.path.display().to_string(),
+        binding_path: binding.path.display().to_string(),
         states: model.states.clone(),
         events: model.events.clone(),
         ltl: model.ltl.clone(),
