@@ -2,24 +2,17 @@
 /*
  * vigil's generic eBPF monitor: one table-driven engine for every model.
  *
- * The model is data (maps filled by the loader, bpf/monitor.c): the
- * transition table, the final states, and per event source the rules of the
- * binding (which model event a hit is, under which conditions, for which
- * instance).  Each handler below fills the source's fields in the order of
- * bpf/fields.h (= cli/model/src/sources.rs), then the common fields, and
- * runs the shared rule loop; the loop steps the keyed automaton instance like
- * the kernel's include/rv/da_monitor.h:
- *
- *   plain: an instance that is not monitored ignores the event
- *          (da_handle_event);
- *   start: start an unmonitored instance in the initial state and skip the
- *          event, else process it (da_handle_start_event);
- *   run:   start it if needed, then process the event
- *          (da_handle_start_run_event);
- *   a binding without start/run rules starts every instance at its first
- *   event (as run);
- *   a violation sends a record to user space and resets the instance (it is
- *   no longer monitored until it is started again), as da_monitor_reset.
+ * The model is data: the loader (bpf/monitor.c) copies the sections of the
+ * compiled model (include/vigil/vk.h) into the maps below, and the decision
+ * is vk_step_word() from vk_step.h, the same step the in-process runtime
+ * and the conformance runner use, reading the tables through accessors
+ * defined here as map lookups.  Each handler fills the source's fields in
+ * the order of bpf/fields.h (= cli/model/src/sources.rs), then the common
+ * fields, and runs the shared rule loop; what a step means (plain, start
+ * and run rules, forget, the reset after a violation, as the kernel's
+ * include/rv/da_monitor.h) is written once, in vk_step.h and its Rust twin
+ * cli/model/src/compiled/step.rs.  This file owns the instances (maps,
+ * compare-and-swap) and the reports.
  *
  * The license is GPL-compatible because tp_btf programs need it.
  */
@@ -28,37 +21,82 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "monitor.h"
-
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by the loader before loading (read-only: the verifier prunes the
  * branches of the other scopes). */
 const volatile __u32 vigil_nevents = 1;
-const volatile __u32 vigil_scope = VIGIL_SCOPE_GLOBAL;
+const volatile __u32 vigil_scope = 0;
 const volatile __u32 vigil_has_start_rules = 0;
 const volatile __u32 vigil_reactor_stop = 0;
 const volatile __u32 vigil_ncpus = 1;
 
+/* vk_step.h's table accessors, as map lookups (defined below the maps). */
+struct vk_cmp;
+static __always_inline __u16 vigil_next_at(__u32 cell);
+static __always_inline __u8 vigil_final_at(__u32 state);
+static __always_inline const struct vk_cmp *vigil_cmp_at(__u32 i);
+#define VK_NEXT(m, cell) vigil_next_at(cell)
+#define VK_FINAL(m, state) vigil_final_at(state)
+#define VK_CMP(m, i) vigil_cmp_at(i)
+/* Plain automata only (the loader refuses the others): no edge, invariant
+ * or guard is ever read. */
+#define VK_EDGE(m, cell) ((struct vk_edge){ .guard = 0xffff })
+#define VK_INV(m, state) ((const struct vk_inv *)0)
+#define VK_GUARD(m, g) ((const struct vk_guard *)0)
+#define VK_NEVENTS(m) vigil_nevents
+#define VK_HAS_START(m) vigil_has_start_rules
+#define VK_KIND(m) VK_DA
+#define VK_MAX_RULE_CONDS VIGIL_MAX_CONDS
+
+#include "monitor.h"
+
 /* With reactor_stop: set by the first violation; everything stops. */
 __u32 vigil_stopped = 0;
 
-/* function[state][event] at state * vigil_nevents + event: the next state, or
- * VIGIL_INVALID.  Sized nstates * nevents by the loader. */
+/* The compiled model's `next` section: next[state * nevents + event], or
+ * VK_NONE.  Sized nstates * nevents by the loader. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u16);
-} vigil_transitions SEC(".maps");
+} vigil_next SEC(".maps");
 
-/* 1 for the final (marked) states. */
+/* Its `final` section: 1 for the final (marked) states. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u8);
 } vigil_finals SEC(".maps");
+
+/* Its `cmp` section: the rules' conditions. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vk_cmp);
+} vigil_cmps SEC(".maps");
+
+static __always_inline __u16 vigil_next_at(__u32 cell)
+{
+	__u16 *n = bpf_map_lookup_elem(&vigil_next, &cell);
+
+	return n ? *n : VK_NONE;
+}
+
+static __always_inline __u8 vigil_final_at(__u32 state)
+{
+	__u8 *f = bpf_map_lookup_elem(&vigil_finals, &state);
+
+	return f ? *f : 1;
+}
+
+static __always_inline const struct vk_cmp *vigil_cmp_at(__u32 i)
+{
+	return bpf_map_lookup_elem(&vigil_cmps, &i);
+}
 
 /* Per source slot (tracepoint catalogue index, then uprobe slots): its rules. */
 struct {
@@ -166,13 +204,20 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
+static __always_inline bool keyed_by_hash(void)
+{
+	return vigil_scope == VK_TASK || vigil_scope == VK_OBJECT;
+}
+
+/* The instance's word, or NULL: not stored yet (hashed scopes), or a cpu
+ * key beyond the possible cpus. */
 static __always_inline __u32 *inst_lookup(__u64 key)
 {
 	__u32 zero = 0;
 
-	if (vigil_scope == VIGIL_SCOPE_GLOBAL)
+	if (vigil_scope == VK_GLOBAL)
 		return bpf_map_lookup_elem(&vigil_global_state, &zero);
-	if (vigil_scope == VIGIL_SCOPE_CPU) {
+	if (vigil_scope == VK_CPU) {
 		if (key >= vigil_ncpus)
 			return NULL;
 		return bpf_map_lookup_percpu_elem(&vigil_cpu_state, &zero, (__u32)key);
@@ -180,50 +225,37 @@ static __always_inline __u32 *inst_lookup(__u64 key)
 	return bpf_map_lookup_elem(&vigil_inst_state, &key);
 }
 
-/* Start an instance in the initial state (word 1) unless it is monitored. */
-static __always_inline __u32 *inst_start(__u64 key, __u32 *p)
-{
-	if (vigil_scope == VIGIL_SCOPE_TASK || vigil_scope == VIGIL_SCOPE_OBJECT) {
-		__u32 init = 1;
+enum store_result { INST_STORED, INST_RACED, INST_NO_STORAGE };
 
-		if (!p) {
-			/* Fails with -EEXIST if another cpu started it first. */
-			bpf_map_update_elem(&vigil_inst_state, &key, &init, BPF_NOEXIST);
-			p = bpf_map_lookup_elem(&vigil_inst_state, &key);
-			if (!p)
-				return NULL;
-		}
+/*
+ * Publish the step from `cur` to `w`: a compare-and-swap on the word, so
+ * that two cpus stepping one instance never both win (the loser steps
+ * again from what the winner wrote, as the kernel's da_monitor retries).
+ * Hashed scopes create the entry with BPF_NOEXIST and delete it when the
+ * instance ends: an entry holding 0 is the same as none, deleting only
+ * gives the LRU its slot back.
+ */
+static __always_inline enum store_result inst_store(__u64 key, __u32 *p, __u32 cur, __u32 w)
+{
+	if (!p) {
+		if (!keyed_by_hash())
+			return INST_NO_STORAGE;
+		if (bpf_map_update_elem(&vigil_inst_state, &key, &w, BPF_NOEXIST) == 0)
+			return INST_STORED;
+		return bpf_map_lookup_elem(&vigil_inst_state, &key) ? INST_RACED : INST_NO_STORAGE;
 	}
-	if (!p)
-		return NULL;
-	__sync_val_compare_and_swap(p, 0, 1);
-	return p;
-}
-
-/* Stop monitoring an instance (`forget`). */
-static __always_inline void inst_forget(__u64 key, __u32 *p, __u32 cur)
-{
-	if (vigil_scope == VIGIL_SCOPE_TASK || vigil_scope == VIGIL_SCOPE_OBJECT)
+	if (__sync_val_compare_and_swap(p, cur, w) != cur)
+		return INST_RACED;
+	if (w == 0 && keyed_by_hash())
 		bpf_map_delete_elem(&vigil_inst_state, &key);
-	else
-		__sync_val_compare_and_swap(p, cur, 0);
+	return INST_STORED;
 }
 
-/* After a violation (da_monitor_reset): with start rules the instance is no
- * longer monitored; without, it is back in the initial state. */
-static __always_inline void inst_reset(__u64 key, __u32 *p, __u32 cur)
-{
-	if (vigil_has_start_rules)
-		inst_forget(key, p, cur);
-	else
-		__sync_val_compare_and_swap(p, cur, 1);
-}
-
-static __always_inline void report(void *ctx, __u32 kind, __u32 state, const struct vigil_rule *r,
+static __always_inline void report(void *ctx, struct vk_result res, const struct vk_rule *r, __u32 id,
 				   __u32 src, __u64 key, int user)
 {
 	struct vigil_violation *v;
-	__u64 id;
+	__u64 pid_tgid;
 
 	if (vigil_reactor_stop && __sync_val_compare_and_swap(&vigil_stopped, 0, 1) != 0)
 		return;
@@ -233,17 +265,17 @@ static __always_inline void report(void *ctx, __u32 kind, __u32 state, const str
 		count(VIGIL_CNT_DROPS);
 		return;
 	}
-	id = bpf_get_current_pid_tgid();
+	pid_tgid = bpf_get_current_pid_tgid();
 	v->ktime = bpf_ktime_get_ns();
 	v->key = key;
-	v->kind = kind;
-	v->state = state;
+	v->kind = res.verdict;
+	v->state = res.from;
 	v->event = r->event;
-	v->rule = r->id;
+	v->rule = id;
 	v->source = src;
 	v->cpu = bpf_get_smp_processor_id();
-	v->pid = (__u32)id;
-	v->tgid = id >> 32;
+	v->pid = (__u32)pid_tgid;
+	v->tgid = pid_tgid >> 32;
 	bpf_get_current_comm(v->comm, sizeof(v->comm));
 	v->entry_ret = 0;
 	if (user) {
@@ -259,85 +291,35 @@ static __always_inline void report(void *ctx, __u32 kind, __u32 state, const str
 	bpf_ringbuf_submit(v, 0);
 }
 
-static __always_inline bool cond_holds(const struct vigil_cond *c, const __u64 *f)
+/* One rule whose conditions hold: vk_step_word on its instance's word,
+ * published with inst_store; the report only once the step is stored (a
+ * step lost to a race is redone, not reported twice). */
+static __always_inline void apply(void *ctx, const struct vk_rule *r, __u32 id, const __u64 *f,
+				  __u32 src, int user)
 {
-	__s64 a = (__s64)f[c->field & (VIGIL_MAX_FIELDS - 1)];
-	__s64 b = c->value;
+	__u64 key = (__u64)vk_key_of(r, (const vk_s64 *)f);
 
-	switch (c->op) {
-	case VIGIL_OP_EQ:
-		return a == b;
-	case VIGIL_OP_NE:
-		return a != b;
-	case VIGIL_OP_LT:
-		return a < b;
-	case VIGIL_OP_LE:
-		return a <= b;
-	case VIGIL_OP_GT:
-		return a > b;
-	case VIGIL_OP_GE:
-		return a >= b;
-	}
-	return false;
-}
+	for (int i = 0; i < MAX_RETRY; i++) {
+		__u32 *p = inst_lookup(key);
+		__u32 cur = p ? *(volatile __u32 *)p : 0, w = cur;
+		struct vk_result res = vk_step_word(0, r, &w);
+		enum store_result st;
 
-/* One rule whose conditions hold: step its instance. */
-static __always_inline void apply(void *ctx, const struct vigil_rule *r, const __u64 *f, __u32 src,
-				  int user)
-{
-	__u64 key = 0;
-	__u32 *p, cur, idx;
-	__u16 *next;
-	__u8 *fin;
-
-	if (r->key != VIGIL_KEY_NONE)
-		key = f[r->key & (VIGIL_MAX_FIELDS - 1)];
-	p = inst_lookup(key);
-	cur = p ? *(volatile __u32 *)p : 0;
-
-	if (r->event == VIGIL_EV_FORGET) {
-		if (!cur)
-			return;
-		count(VIGIL_CNT_PROCESSED);
-		idx = cur - 1;
-		fin = bpf_map_lookup_elem(&vigil_finals, &idx);
-		if (fin && !*fin)
-			report(ctx, VIGIL_V_NOT_FINAL, cur - 1, r, src, key, user);
-		inst_forget(key, p, cur);
-		return;
-	}
-
-	if (!cur) {
-		if (vigil_has_start_rules && r->mode == VIGIL_MODE_PLAIN)
-			return;
-		p = inst_start(key, p);
-		if (!p) {
+		if (cur == 0 && w == 0 && res.verdict == VK_OK)
+			return; /* not monitored, and not started by this rule */
+		st = inst_store(key, p, cur, w);
+		if (st == INST_RACED)
+			continue;
+		if (st == INST_NO_STORAGE) {
 			count(VIGIL_CNT_NOINST);
 			return;
 		}
-		count(VIGIL_CNT_STARTS);
-		if (vigil_has_start_rules && r->mode == VIGIL_MODE_START) {
-			count(VIGIL_CNT_PROCESSED);
-			return;
-		}
-	}
-
-	count(VIGIL_CNT_PROCESSED);
-	for (int i = 0; i < MAX_RETRY; i++) {
-		cur = *(volatile __u32 *)p;
-		if (!cur)
-			return; /* reset under us */
-		idx = (cur - 1) * vigil_nevents + r->event;
-		next = bpf_map_lookup_elem(&vigil_transitions, &idx);
-		if (!next)
-			return;
-		if (*next == VIGIL_INVALID) {
-			report(ctx, VIGIL_V_EVENT, cur - 1, r, src, key, user);
-			inst_reset(key, p, cur);
-			return;
-		}
-		if (__sync_val_compare_and_swap(p, cur, (__u32)*next + 1) == cur)
-			return;
+		count(VIGIL_CNT_PROCESSED);
+		if (cur == 0 && w != 0)
+			count(VIGIL_CNT_STARTS);
+		if (res.verdict != VK_OK)
+			report(ctx, res, r, id, src, key, user);
+		return;
 	}
 }
 
@@ -362,21 +344,10 @@ static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int n
 		return 0;
 	n = rs->n;
 	for (int i = 0; i < VIGIL_MAX_RULES; i++) {
-		const struct vigil_rule *r = &rs->rule[i];
-		bool ok = true;
-
 		if (i >= n)
 			break;
-		for (int j = 0; j < VIGIL_MAX_CONDS; j++) {
-			if (j >= r->ncond)
-				break;
-			if (!cond_holds(&r->cond[j], f)) {
-				ok = false;
-				break;
-			}
-		}
-		if (ok)
-			apply(ctx, r, f, src, user);
+		if (vk_rule_holds(0, &rs->rule[i], (const vk_s64 *)f))
+			apply(ctx, &rs->rule[i], rs->id[i], f, src, user);
 	}
 	return 0;
 }

@@ -8,68 +8,40 @@
 
 #include "fields.h"
 
-/* Limits of one monitor. */
-#define VIGIL_MAX_STATES 255
-#define VIGIL_MAX_EVENTS 255
+/* Limits of one monitor (the compiled model's own are 65533 states and
+ * events, u16 cells). */
+#define VIGIL_MAX_STATES 65533
+#define VIGIL_MAX_EVENTS 65533
+#define VIGIL_MAX_CELLS (1u << 22) /* states x events: 8 MiB of table */
 #define VIGIL_MAX_RULES 8 /* per source */
 #define VIGIL_MAX_CONDS 4 /* per rule */
 #define VIGIL_STACK_DEPTH 32
 
-/* Transition table entry for "event not allowed". */
-#define VIGIL_INVALID 0xffff
+/*
+ * The model is the compiled model of include/vigil/vk.h (cli/model/src/
+ * compiled.rs writes it; the loader maps it with vk_model_open and copies
+ * its sections into the maps): its rules, conditions and markers are the
+ * same structs here as in every other engine.
+ */
+#ifndef VK_TYPES_DEFINED
+#define VK_TYPES_DEFINED
+typedef __u8 vk_u8;
+typedef __u16 vk_u16;
+typedef __u32 vk_u32;
+typedef __u64 vk_u64;
+typedef __s64 vk_s64;
+#endif
+#include "vigil/vk.h"
 
-/* rule.event for `forget` rules. */
-#define VIGIL_EV_FORGET 0xfffe
-
-/* rule.key when the instance has no key (scope global). */
-#define VIGIL_KEY_NONE 0xff
-
-enum vigil_scope {
-	VIGIL_SCOPE_GLOBAL = 0,
-	VIGIL_SCOPE_CPU = 1,
-	VIGIL_SCOPE_TASK = 2,
-	VIGIL_SCOPE_OBJECT = 3,
-};
-
-enum vigil_mode {
-	VIGIL_MODE_PLAIN = 0,
-	VIGIL_MODE_START = 1,
-	VIGIL_MODE_RUN = 2,
-};
-
-enum vigil_op {
-	VIGIL_OP_EQ = 0,
-	VIGIL_OP_NE,
-	VIGIL_OP_LT,
-	VIGIL_OP_LE,
-	VIGIL_OP_GT,
-	VIGIL_OP_GE,
-};
-
-struct vigil_cond {
-	__u8 field;
-	__u8 op;
-	__u8 pad[6];
-	__s64 value;
-};
-
-struct vigil_rule {
-	__u16 event; /* model event index, or VIGIL_EV_FORGET */
-	__u8 mode;   /* enum vigil_mode */
-	__u8 key;    /* field index, or VIGIL_KEY_NONE */
-	__u8 ncond;
-	__u8 pad[3];
-	__u32 id; /* the rule's index in the spec, for reports */
-	__u32 pad2;
-	struct vigil_cond cond[VIGIL_MAX_CONDS];
-};
-
-/* Value of the `rules` map: the rules of one source slot, tried in order;
- * every rule whose conditions hold is applied. */
+/* Value of the `vigil_rules` map: the rules of one source slot (copied
+ * from the compiled model), tried in order; every rule whose conditions
+ * hold is applied.  id: the rule's index in the compiled model, for
+ * reports. */
 struct vigil_rules {
 	__u32 n;
+	__u32 id[VIGIL_MAX_RULES];
 	__u32 pad;
-	struct vigil_rule rule[VIGIL_MAX_RULES];
+	struct vk_rule rule[VIGIL_MAX_RULES];
 };
 
 /* Indices of the per-cpu `counters` array. */
@@ -83,19 +55,14 @@ enum vigil_counter {
 	VIGIL_NR_COUNTERS = 8,
 };
 
-enum vigil_violation_kind {
-	VIGIL_V_EVENT = 0,     /* event not allowed in the state */
-	VIGIL_V_NOT_FINAL = 1, /* `forget` on an instance not in a final state */
-};
-
 /* One ring-buffer record per violation. */
 struct vigil_violation {
 	__u64 ktime; /* bpf_ktime_get_ns() */
 	__u64 key;
-	__u32 kind;  /* enum vigil_violation_kind */
-	__u32 state; /* the state the event was not allowed in */
-	__u32 event; /* model event, or VIGIL_EV_FORGET */
-	__u32 rule;  /* rule index in the spec */
+	__u32 kind;  /* enum vk_verdict */
+	__u32 state; /* the state the violation happened in */
+	__u32 event; /* model event, or VK_FORGET */
+	__u32 rule;  /* rule index in the compiled model */
 	__u32 source;
 	__u32 cpu;
 	__u32 pid; /* thread id */

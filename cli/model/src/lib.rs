@@ -158,6 +158,15 @@ impl Model {
         !self.annotations.is_empty() || !self.invariants.is_empty()
     }
 
+    /// The automaton without its hybrid parts, for engines that have no
+    /// clocks yet (they print [`Model::unsupported`] first).
+    pub fn untimed(&self) -> Model {
+        let mut m = self.clone();
+        m.annotations.clear();
+        m.invariants.clear();
+        m
+    }
+
     /// One message per hybrid part vigil's engines do not check, as
     /// `file:line: warning: ...`.  Tools print these before running the
     /// model; nothing is silently dropped.

@@ -2,12 +2,12 @@
 //! [--binary PATH] [-- COMMAND ARGS...]`: a live Linux kernel monitor through
 //! eBPF, no kernel module.
 //!
-//! The model and its binding are parsed and checked here (vigil_model), then
-//! compiled into a *monitor spec*, a line-oriented text file (format in
-//! bpf/README.md), and `vigil-bpf-monitor` (bpf/monitor.c, installed next to
-//! `vigil`) is exec'd with it: it loads the generic, table-driven BPF program
-//! (bpf/monitor.bpf.c), fills its maps from the spec, attaches the
-//! tracepoints / uprobes the binding needs and reports violations.
+//! The model and its binding are parsed, checked and compiled here
+//! (vigil_model::compiled, the one compiled form every engine reads), and
+//! `vigil-bpf-monitor` (bpf/monitor.c, installed next to `vigil`) is exec'd
+//! with the blob: it loads the generic, table-driven BPF program
+//! (bpf/monitor.bpf.c), copies the blob's sections into its maps, attaches
+//! the tracepoints / uprobes the binding needs and reports violations.
 //!
 //! MODEL is a `.dot` file, a shipped model's name (`wwnr`: models/wwnr.dot
 //! with models/wwnr.bind), or a `.bind` file whose `model` line names the
@@ -15,14 +15,13 @@
 //! `.bind`.
 
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::{Args, ValueEnum};
-use vigil_model::{Binding, Mode, Model, RuleEvent, Scope, Source};
+use vigil_model::{Binding, Model, Source};
 
 use crate::dot2c_cmd::warn_unsupported;
 use crate::error::{Error, Result};
@@ -33,8 +32,10 @@ pub const LOADER: &str = "vigil-bpf-monitor";
 pub const LOADER_VAR: &str = "VIGIL_BPF_MONITOR";
 
 /// Limits of the BPF engine (bpf/monitor.h).
-pub const MAX_STATES: usize = 255;
-pub const MAX_EVENTS: usize = 255;
+pub const MAX_STATES: usize = 65533;
+pub const MAX_EVENTS: usize = 65533;
+/// States x events: the transition map's entries.
+pub const MAX_CELLS: usize = 1 << 22;
 pub const MAX_RULES_PER_SOURCE: usize = 8;
 pub const MAX_CONDS: usize = 4;
 pub const MAX_FUNCTION_SOURCES: usize = 16;
@@ -74,9 +75,9 @@ pub struct MonitorArgs {
     /// Check the model, the binding and that this kernel has every tracepoint needed; load nothing
     #[arg(long)]
     pub check: bool,
-    /// Print the compiled monitor spec (bpf/README.md) and exit
-    #[arg(long)]
-    pub emit_spec: bool,
+    /// Write the compiled model the eBPF monitor loads (include/vigil/vk.h) to FILE and exit
+    #[arg(long, value_name = "FILE")]
+    pub emit_model: Option<PathBuf>,
     /// A command to run while monitoring; uprobes are limited to its process
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -105,15 +106,6 @@ pub fn display_path(p: &Path) -> String {
     p.display().to_string()
 }
 
-fn scope_name(s: Scope) -> &'static str {
-    match s {
-        Scope::Global => "global",
-        Scope::Cpu => "cpu",
-        Scope::Task => "task",
-        Scope::Object => "object",
-    }
-}
-
 /// The binding within the BPF engine's limits, or an error at the rule's line.
 pub fn check_limits(model: &Model, binding: &Binding) -> Result<()> {
     let at =
@@ -129,6 +121,14 @@ pub fn check_limits(model: &Model, binding: &Binding) -> Result<()> {
         return Err(Error::setup(format!(
             "{}: {} events: the eBPF monitor handles at most {MAX_EVENTS}",
             model.path.display(),
+            model.events.len()
+        )));
+    }
+    if model.states.len() * model.events.len() > MAX_CELLS {
+        return Err(Error::setup(format!(
+            "{}: {} states x {} events: the eBPF monitor's transition table holds at most {MAX_CELLS} cells",
+            model.path.display(),
+            model.states.len(),
             model.events.len()
         )));
     }
@@ -176,74 +176,15 @@ pub fn check_limits(model: &Model, binding: &Binding) -> Result<()> {
     Ok(())
 }
 
-/// The compiled monitor spec (format: bpf/README.md).
-pub fn spec(model: &Model, binding: &Binding, instances: u32) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# vigil monitor spec, written by vigil {} (format: bpf/README.md)",
-        env!("CARGO_PKG_VERSION")
-    );
-    s.push_str("vigil-monitor 1\n");
-    let _ = writeln!(s, "name {}", model.name);
-    let _ = writeln!(s, "model {}", display_path(&model.path));
-    let _ = writeln!(s, "binding {}", display_path(&binding.path));
-    let _ = writeln!(s, "scope {}", scope_name(binding.scope));
-    let _ = writeln!(s, "instances {instances}");
-    s.push_str("# states: the first is the initial state\n");
-    for (i, st) in model.states.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "state {st}{}",
-            if model.finals[i] { " final" } else { "" }
-        );
-    }
-    for e in &model.events {
-        let _ = writeln!(s, "event {e}");
-    }
-    for (from, row) in model.function.iter().enumerate() {
-        for (ev, next) in row.iter().enumerate() {
-            if let Some(to) = next {
-                let _ = writeln!(
-                    s,
-                    "transition {} {} {}",
-                    model.states[from], model.events[ev], model.states[*to]
-                );
-            }
-        }
-    }
-    s.push_str("# rule BINDING-LINE EVENT MODE SOURCE key=FIELD [if FIELD OP VALUE [&& ...]]\n");
-    for r in &binding.rules {
-        let fields = r.source.fields();
-        let event = match r.event {
-            RuleEvent::Event(e) => model.events[e].as_str(),
-            RuleEvent::Forget => "forget",
-        };
-        let mode = match r.mode {
-            Mode::Plain => "plain",
-            Mode::Start => "start",
-            Mode::Run => "run",
-        };
-        let key = r.key.map(|k| fields[k]).unwrap_or("-");
-        let _ = write!(
-            s,
-            "rule {} {event} {mode} {} key={key}",
-            r.line,
-            r.source
-        );
-        for (i, c) in r.conds.iter().enumerate() {
-            let _ = write!(
-                s,
-                " {} {} {} {}",
-                if i == 0 { "if" } else { "&&" },
-                fields[c.field],
-                c.op.as_str(),
-                c.value
-            );
-        }
-        s.push('\n');
-    }
-    s
+/// The compiled model the loader reads: the untimed automaton (the BPF
+/// engine has no clocks yet; [`load`] warned), with the files named as the
+/// reports should name them.
+pub fn compiled_model(model: &Model, binding: &Binding) -> Result<Vec<u8>> {
+    let mut c = vigil_model::compiled::compile(&model.untimed(), binding)
+        .map_err(|d| Error::setup(d.to_string()))?;
+    c.model_path = display_path(&model.path);
+    c.binding_path = display_path(&binding.path);
+    Ok(c.to_blob())
 }
 
 /// `vigil-bpf-monitor` next to the running `vigil` (or `$VIGIL_BPF_MONITOR`).
@@ -251,16 +192,16 @@ pub fn loader_path() -> Result<PathBuf> {
     crate::install::sibling_program(LOADER, LOADER_VAR, "the eBPF monitor")
 }
 
-fn write_spec_file(text: &str) -> Result<PathBuf> {
+fn write_model_file(blob: &[u8]) -> Result<PathBuf> {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     let path = std::env::temp_dir().join(format!(
-        "vigil-monitor-{}-{nanos:x}.spec",
+        "vigil-monitor-{}-{nanos:x}.vk",
         std::process::id()
     ));
-    std::fs::write(&path, text)
+    std::fs::write(&path, blob)
         .map_err(|e| Error::setup(format!("cannot write {}: {e}", path.display())))?;
     Ok(path)
 }
@@ -299,15 +240,15 @@ pub fn run(args: &MonitorArgs) -> Result<()> {
         )));
     }
     let (model, binding) = load(args)?;
-    let text = spec(&model, &binding, args.instances);
-    if args.emit_spec {
-        print!("{text}");
-        return Ok(());
+    let blob = compiled_model(&model, &binding)?;
+    if let Some(out) = &args.emit_model {
+        return crate::dot2c_cmd::write_output(Some(out), &blob);
     }
     let loader = loader_path()?;
-    let spec_path = write_spec_file(&text)?;
+    let model_path = write_model_file(&blob)?;
     let mut cmd = Command::new(&loader);
-    cmd.arg("--unlink-spec");
+    cmd.arg("--unlink-model");
+    cmd.arg("--instances").arg(args.instances.to_string());
     if let Some(d) = args.duration {
         cmd.arg("--duration").arg(d.to_string());
     }
@@ -324,14 +265,14 @@ pub fn run(args: &MonitorArgs) -> Result<()> {
     if let Some(b) = &args.binary {
         cmd.arg("--binary").arg(b);
     }
-    cmd.arg(&spec_path);
+    cmd.arg(&model_path);
     if !args.command.is_empty() {
         cmd.arg("--").args(&args.command);
     }
     // exec: the monitor's exit status (0, 1 violations, 2 errors) and its
     // signals (Ctrl-C ends monitoring and prints the summary) are vigil's.
     let err = cmd.exec();
-    let _ = std::fs::remove_file(&spec_path);
+    let _ = std::fs::remove_file(&model_path);
     Err(Error::setup(format!(
         "cannot run {}: {err}",
         loader.display()
@@ -473,37 +414,17 @@ mod tests {
     }
 
     #[test]
-    fn wwnr_spec() {
+    fn wwnr_model() {
         let (m, b) = shipped("wwnr");
         check_limits(&m, &b).unwrap();
-        let s = spec(&m, &b, 1000);
-        assert!(s.contains("\nvigil-monitor 1\nname wwnr\n"), "{s}");
-        assert!(s.contains("\nscope task\ninstances 1000\n"), "{s}");
-        assert!(
-            s.contains("\nstate not_running final\nstate running\n"),
-            "{s}"
-        );
-        assert!(
-            s.contains("\nevent switch_in\nevent switch_out\nevent wakeup\n"),
-            "{s}"
-        );
-        assert!(
-            s.contains("\ntransition not_running switch_in running\n"),
-            "{s}"
-        );
-        assert!(
-            s.contains("\ntransition running switch_out not_running\n"),
-            "{s}"
-        );
-        assert!(
-            s.contains("switch_out start tp:sched_switch key=prev_pid if prev_state == 1\n"),
-            "{s}"
-        );
-        assert!(
-            s.contains("switch_in plain tp:sched_switch key=next_pid\n"),
-            "{s}"
-        );
-        assert!(s.contains("wakeup plain tp:sched_wakeup key=pid\n"), "{s}");
+        let blob = compiled_model(&m, &b).unwrap();
+        assert_eq!(&blob[..4], b"VTK1");
+        let text = String::from_utf8_lossy(&blob);
+        let model_file = format!("\0{}\0", display_path(&m.path));
+        assert!(text.contains(&model_file), "the model's file as reports name it");
+        for name in ["wwnr\0", "not_running\0running\0", "switch_in\0switch_out\0wakeup\0", "tp:sched_switch\0"] {
+            assert!(text.contains(name), "{name:?} in the names");
+        }
     }
 
     #[test]
@@ -511,8 +432,8 @@ mod tests {
         for name in ["wwnr", "tss", "nrp"] {
             let (m, b) = shipped(name);
             check_limits(&m, &b).unwrap();
-            let s = spec(&m, &b, DEFAULT_INSTANCES);
-            assert!(s.contains(&format!("\nname {name}\n")), "{s}");
+            let blob = compiled_model(&m, &b).unwrap();
+            assert_eq!(&blob[..4], b"VTK1", "{name}");
         }
     }
 
