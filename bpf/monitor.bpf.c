@@ -324,7 +324,8 @@ static __always_inline void apply(void *ctx, const struct vk_rule *r, __u32 id, 
 }
 
 /* The shared rule loop: f holds the source's nown own fields; the common
- * fields are appended here. */
+ * fields are appended here (nown < 0: f holds them already, the
+ * conformance program). */
 static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int nown, int user)
 {
 	struct vigil_rules *rs;
@@ -334,10 +335,12 @@ static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int n
 	count(VIGIL_CNT_SEEN);
 	if (vigil_reactor_stop && vigil_stopped)
 		return 0;
-	id = bpf_get_current_pid_tgid();
-	f[nown] = (__u32)id;
-	f[nown + 1] = id >> 32;
-	f[nown + 2] = bpf_get_smp_processor_id();
+	if (nown >= 0) {
+		id = bpf_get_current_pid_tgid();
+		f[nown] = (__u32)id;
+		f[nown + 1] = id >> 32;
+		f[nown + 2] = bpf_get_smp_processor_id();
+	}
 
 	rs = bpf_map_lookup_elem(&vigil_rules, &src);
 	if (!rs)
@@ -595,4 +598,33 @@ int BPF_KRETPROBE(uprobe_return)
 	}
 	f[6] = PT_REGS_RC(ctx);
 	return run_rules(ctx, slot, f, VIGIL_NRETURN_FIELDS, USER_RETURN);
+}
+
+/*
+ * The conformance corpus through this engine (tests/conformance, `vigil
+ * conform --bpf-runner`): the loader writes one event (its source slot and
+ * all its fields, common ones included) into vigil_test_event and runs this
+ * program with BPF_PROG_TEST_RUN, so that the rule loop, the step and the
+ * instance maps above run in the kernel exactly as for a tracepoint hit;
+ * only where the fields come from differs.  Never attached.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vigil_test_event);
+} vigil_test_event SEC(".maps");
+
+SEC("raw_tp")
+int conform_event(void *ctx)
+{
+	__u32 zero = 0;
+	struct vigil_test_event *e = bpf_map_lookup_elem(&vigil_test_event, &zero);
+	FIELDS;
+
+	if (!e)
+		return 0;
+	for (int i = 0; i < VIGIL_MAX_FIELDS; i++)
+		f[i] = e->f[i];
+	return run_rules(ctx, e->slot, f, -1, KERNEL);
 }

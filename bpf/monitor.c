@@ -38,6 +38,7 @@
 #define VIGIL_FIELDS_TABLE
 #include "loader_util.h"
 #include "monitor_model.h"
+#include "monitor_conform.h"
 #include "symbolizer.h"
 #include "monitor_symbols.h"
 #include "monitor.skel.h"
@@ -61,6 +62,7 @@ struct options {
 	bool check;
 	bool unlink_model;
 	bool print_model;
+	const char *conform; /* EVENTS: run the conformance events, attach nothing */
 	unsigned instances;
 	const char *binary;
 	const char *model;
@@ -373,7 +375,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: vigil-bpf-monitor [--duration S] [--json] [--reactor log|stop] [--binary PATH]\n"
-		   "                         [--check] [--print-model] [--instances N] [--unlink-model]\n"
+		   "                         [--check] [--print-model] [--conform EVENTS] [--instances N]\n"
+		   "                         [--unlink-model]\n"
 		   "                         MODEL.vk [-- COMMAND ARGS...]\n"
 		   "Runs a compiled vigil model (written by `vigil monitor`) as an eBPF program.\n");
 }
@@ -396,6 +399,8 @@ static void parse_args(int argc, char **argv)
 			opt.unlink_model = true;
 		} else if (!strcmp(a, "--print-model")) {
 			opt.print_model = true;
+		} else if (!strcmp(a, "--conform") && i + 1 < argc) {
+			opt.conform = argv[++i];
 		} else if (!strcmp(a, "--instances") && i + 1 < argc) {
 			char *end;
 			unsigned long n = strtoul(argv[++i], &end, 10);
@@ -589,7 +594,7 @@ static void find_binary(void)
 }
 
 /* Open the skeleton, size its maps, load only the programs the binding needs. */
-static void open_and_load(const struct usage *u, int ncpus)
+static void open_and_load(const struct usage *u, int ncpus, bool conform)
 {
 	const char *debug = getenv("VIGIL_BPF_DEBUG");
 	int err;
@@ -624,6 +629,7 @@ static void open_and_load(const struct usage *u, int ncpus)
 	}
 	bpf_program__set_autoload(skel->progs.uprobe_call, u->any_call || u->any_return);
 	bpf_program__set_autoload(skel->progs.uprobe_return, u->any_return);
+	bpf_program__set_autoload(skel->progs.conform_event, conform);
 	err = monitor_bpf__load(skel);
 	if (err) {
 		lu_libbpf_log_print();
@@ -838,6 +844,29 @@ static void print_summary_text(const unsigned long long *cnt, double elapsed, co
 		printf("  command %s exited with status %d\n", opt.command[0], lu_exit_status(child_status));
 }
 
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		lu_die("vigil monitor loads eBPF programs and needs root (CAP_BPF and CAP_PERFMON); "
+		       "run it with sudo");
+}
+
+/* --conform: load the program with no source attached, run the events. */
+static int run_conformance(void)
+{
+	struct usage none = { 0 };
+	int ncpus;
+
+	need_root();
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0)
+		lu_die("cannot count the possible cpus");
+	open_and_load(&none, ncpus, true);
+	fill_model();
+	fill_rules();
+	return conform_run(skel, &model, opt.conform);
+}
+
 int main(int argc, char **argv)
 {
 	static struct attachments att;
@@ -855,6 +884,11 @@ int main(int argc, char **argv)
 		model_print(stdout, &model);
 		return EXIT_OK;
 	}
+	if (opt.conform) {
+		/* Nothing is attached: the kernel need not have the tracepoints. */
+		model_check_handlers(&model);
+		return run_conformance();
+	}
 	find_binary();
 	check_tracepoints();
 	model_check_handlers(&model);
@@ -865,13 +899,11 @@ int main(int argc, char **argv)
 		print_check(&used);
 		return EXIT_OK;
 	}
-	if (geteuid() != 0)
-		lu_die("vigil monitor loads eBPF programs and needs root (CAP_BPF and CAP_PERFMON); "
-		       "run it with sudo");
+	need_root();
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
 		lu_die("cannot count the possible cpus");
-	open_and_load(&used, ncpus);
+	open_and_load(&used, ncpus, false);
 	fill_model();
 	fill_rules();
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.vigil_violations), handle_violation, NULL, NULL);

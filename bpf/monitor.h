@@ -44,6 +44,14 @@ struct vigil_rules {
 	struct vk_rule rule[VIGIL_MAX_RULES];
 };
 
+/* The value of `vigil_test_event`: one event of the conformance corpus,
+ * run through the program `conform_event` (monitor_conform.c). */
+struct vigil_test_event {
+	__u32 slot;
+	__u32 pad;
+	__u64 f[VIGIL_MAX_FIELDS];
+};
+
 /* Indices of the per-cpu `counters` array. */
 enum vigil_counter {
 	VIGIL_CNT_SEEN = 0,      /* source hits (handler runs) */

@@ -80,13 +80,14 @@ def main():
     ap.add_argument("--vigil", required=True)
     ap.add_argument("--c-runner", required=True)
     ap.add_argument("--process-cc", help="also the in-process engine (vigil-cc): plain models only")
+    ap.add_argument("--bpf-runner", help="also the kernel engine (vigil-bpf-monitor, root): plain models only")
     ap.add_argument("-n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--events", type=int, default=300)
     args = ap.parse_args()
     r = random.Random(args.seed)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="vigil-random-conform-"))
-    totals = [0, 0, 0]
+    totals = [0, 0, 0, 0]
     for i in range(args.n):
         case = tmp / f"case{i}"
         case.mkdir()
@@ -99,6 +100,8 @@ def main():
                "--seed", str(r.randrange(1 << 30)), "--record", "--c-runner", args.c_runner]
         if args.process_cc:
             cmd += ["--process-cc", args.process_cc]
+        if args.bpf_runner:
+            cmd += ["--bpf-runner", args.bpf_runner]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             print(p.stdout + p.stderr)
@@ -108,9 +111,11 @@ def main():
         totals[0] += 1
         totals[1] += verdicts
         totals[2] += ", process agree" in p.stdout
+        totals[3] += ", bpf" in p.stdout.split(" agree")[0]
     shutil.rmtree(tmp)
     print(f"random: {totals[0]} random models, {totals[1]} verdicts; reference, offline and C agree on all"
-          + (f"; the in-process engine ran {totals[2]} of them (plain models) and agrees" if args.process_cc else ""))
+          + (f"; the in-process engine ran {totals[2]} of them (plain models) and agrees" if args.process_cc else "")
+          + (f"; the kernel engine ran {totals[3]} of them (plain models) and agrees" if args.bpf_runner else ""))
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 //!
 //! Engines: `reference` (the model crate's step function under the
 //! simplest driver), `offline` (the engine of `vigil check` and `vigil
-//! collect --check`) and `c` (include/vigil/vk.h, the step the in-process
+//! collect --check`), `c` (include/vigil/vk.h, the step the in-process
 //! and BPF engines share, through a runner program given with
-//! `--c-runner`).  `--record` writes `expected` from the reference.
+//! `--c-runner`), `bpf` (the kernel engine itself: vigil-bpf-monitor runs
+//! each event through the loaded program with BPF_PROG_TEST_RUN) and
+//! `process` (the in-process engine, a driver built with vigil-cc).  `--record` writes `expected` from the reference.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +26,9 @@ pub struct ConformArgs {
     /// Also run the C step function through this runner (tests/conformance/vk_run.c)
     #[arg(long, value_name = "PATH")]
     pub c_runner: Option<PathBuf>,
+    /// Also run the kernel engine: vigil-bpf-monitor --conform (BPF_PROG_TEST_RUN; needs root)
+    #[arg(long, value_name = "PATH")]
+    pub bpf_runner: Option<PathBuf>,
     /// Also run the in-process engine: build each case's driver with this vigil-cc
     #[arg(long, value_name = "PATH")]
     pub process_cc: Option<PathBuf>,
@@ -63,7 +68,13 @@ pub fn run(args: &ConformArgs) -> Result<()> {
             if case.compiled.kind == vigil_model::compiled::Kind::Ltl {
                 skipped += " (c: not run: LTL is not in vk.h yet)";
             } else {
-                engines.push(("c", run_c(runner, &case)?));
+                engines.push(("c", run_c(runner, &[], &case)?));
+            }
+        }
+        if let Some(runner) = &args.bpf_runner {
+            match bpf_unsupported(&case) {
+                None => engines.push(("bpf", run_c(runner, &["--conform"], &case)?)),
+                Some(why) => skipped += &format!(" (bpf: not run: {why})"),
             }
         }
         if let Some(cc) = &args.process_cc {
@@ -122,18 +133,48 @@ fn print_diff(dir: &Path, engine: &str, want: &[String], got: &[String]) {
     }
 }
 
-/// The case through the C runner: blob and numeric events in a temporary
-/// directory, numeric verdicts back.
-fn run_c(runner: &Path, case: &Case) -> Result<Vec<String>> {
+/// Why the kernel engine cannot run a case, if it cannot: it runs plain
+/// automata (no clocks, no LTL yet), loading BPF needs root, and a cpu
+/// instance lives in a per-cpu map, so a cpu key beyond this machine's
+/// cpus has no instance there (bpf/README.md).
+fn bpf_unsupported(case: &Case) -> Option<String> {
+    use vigil_model::compiled::Kind;
+    match case.compiled.kind {
+        Kind::Ha => return Some("hybrid automata have no clocks in the eBPF engine yet".into()),
+        Kind::Ltl => return Some("LTL is not in the eBPF engine yet".into()),
+        Kind::Da if !crate::monitor_cmd::is_root() => return Some("loading BPF needs root".into()),
+        Kind::Da => {}
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
+    let c = &case.compiled;
+    let beyond = c.scope == vigil_model::Scope::Cpu
+        && case.events.iter().any(|e| {
+            c.rules.iter().any(|r| {
+                Some(r.source) == e.source
+                    && r.key != vigil_model::compiled::NO_FIELD
+                    && !(0..cpus).contains(&e.fields[r.key as usize])
+            })
+        });
+    beyond.then(|| format!("cpu keys beyond this machine's {cpus} cpus"))
+}
+
+/// The case through a C runner (`vk_run`, or the kernel engine's loader
+/// with `--conform`): blob and numeric events in a temporary directory,
+/// numeric verdicts back.  Both runners take the same files.
+fn run_c(runner: &Path, prefix: &[&str], case: &Case) -> Result<Vec<String>> {
     let tmp = TempDir::create("conform").map_err(|e| Error::failure(format!("temporary directory: {e}")))?;
     let blob = tmp.path().join("model.blob");
     let events = tmp.path().join("events");
     let write = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| Error::failure(format!("cannot write {}: {e}", p.display())));
     write(&blob, &case.compiled.to_blob())?;
     write(&events, conform::numeric_events(case).as_bytes())?;
-    let out = Command::new(runner)
-        .arg(&blob)
-        .arg(&events)
+    let mut cmd = Command::new(runner);
+    match prefix {
+        // vigil-bpf-monitor --conform EVENTS MODEL.vk
+        [flag] => cmd.arg(flag).arg(&events).arg(&blob),
+        _ => cmd.arg(&blob).arg(&events),
+    };
+    let out = cmd
         .output()
         .map_err(|e| Error::setup(format!("cannot run {}: {e}", runner.display())))?;
     if !out.status.success() {

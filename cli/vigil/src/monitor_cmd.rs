@@ -187,6 +187,12 @@ pub fn compiled_model(model: &Model, binding: &Binding) -> Result<Vec<u8>> {
     Ok(c.to_blob())
 }
 
+/// Loading BPF programs needs root (CAP_BPF and CAP_PERFMON).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// `vigil-bpf-monitor` next to the running `vigil` (or `$VIGIL_BPF_MONITOR`).
 pub fn loader_path() -> Result<PathBuf> {
     crate::install::sibling_program(LOADER, LOADER_VAR, "the eBPF monitor")
