@@ -146,9 +146,14 @@ def variants(args, workdir):
          "ftrace": [os.path.join(HERE, "ftrace-record.sh"), os.path.join(workdir, "ftrace"),
                     "sched/sched_switch", "sched/sched_wakeup"],
          "bpftrace": ["bpftrace", bt]}
+    if args.vigil_old:
+        # Another build's monitor in the same interleaved rounds: the BPF
+        # statistics of both, side by side (e.g. before and after a change).
+        v["vigil-old"] = [args.vigil_old, "monitor", "wwnr", "--json"]
     missing = []
     if args.variants:
-        v = {k: a for k, a in v.items() if k == "plain" or k in args.variants.split(",")}
+        v = {k: a for k, a in v.items()
+             if k in ("plain", "vigil-old") or k in args.variants.split(",")}
     for name, argv in list(v.items()):
         if argv and not shutil.which(argv[0]) and not os.path.exists(argv[0]):
             missing.append("%s (%s not found)" % (name, argv[0]))
@@ -301,7 +306,7 @@ def plot(report, out_png):
         errs.append([base / q[1] - base / q[2], base / q[0] - base / q[1]])
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.bar(names, meds, yerr=list(zip(*errs)), capsize=4,
-           color=["#888", "#2a7", "#d83", "#37b"][:len(names)])
+           color=["#888", "#2a7", "#d83", "#37b", "#9c4"][:len(names)])
     ax.set_ylabel("throughput relative to plain")
     ax.set_ylim(0, 1.1)
     ax.set_title("perf bench sched messaging (median, IQR)")
@@ -395,6 +400,8 @@ def main():
     ap.add_argument("--trace-mb", type=int, default=1024)
     ap.add_argument("--offline-runs", type=int, default=3)
     ap.add_argument("--variants", help="comma-separated subset of vigil,ftrace,bpftrace")
+    ap.add_argument("--vigil-old", help="another vigil build: its `monitor wwnr` runs as variant "
+                    "vigil-old in the same rounds")
     ap.add_argument("--no-kernel", action="store_true")
     ap.add_argument("--no-offline", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
