@@ -236,6 +236,7 @@ impl Verdict {
 
 mod blob;
 mod build;
+pub mod labels;
 mod step;
 
 pub use build::compile;

@@ -48,6 +48,9 @@ pub fn compile(model: &Model, binding: &Binding) -> Result<Compiled, Diagnostic>
     if c.kind == Kind::Ha {
         hybrid(&mut c, model, binding)?;
     }
+    if let Some(b) = &c.ltl {
+        ltl_labels(b, model)?;
+    }
     for r in 0..binding.rules.len() {
         let rule = compile_rule(&mut c, model, binding, r)?;
         c.rules.push(rule);
@@ -116,6 +119,25 @@ fn compile_rule(c: &mut Compiled, model: &Model, binding: &Binding, r: usize) ->
         line: rule.line,
         atom: rule.atom,
     })
+}
+
+/// Every state label fits the C step's form (see [`super::labels`]).
+fn ltl_labels(b: &crate::ltl::Buchi, model: &Model) -> Result<(), Diagnostic> {
+    for s in 0..b.states.len() {
+        if super::labels::label(b, s).is_none() {
+            let text: Vec<String> = b.states[s].label.iter().map(|f| f.to_string()).collect();
+            return Err(Diagnostic::new(
+                &model.path,
+                model.state_lines.get(s).copied().unwrap_or(0),
+                format!(
+                    "the label of state S{s}, `{}`, needs more than {} terms as an OR of conjunctions and as the negation of one, the most the C engines take",
+                    text.join(" && "),
+                    super::labels::MAX_TERMS
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A guard on `event` (from any state) that reads environment variable `env`.
