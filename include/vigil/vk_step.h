@@ -2,9 +2,12 @@
  * vigil/vk_step.h — vk_decide(), the step of one instance: the C twin of
  * cli/model/src/compiled/step.rs (read that file's comment for the
  * semantics; the order of the checks here is the same).  Included by vk.h.
+ * LTL models step in vk_ltl.h.
  */
 #ifndef VIGIL_VK_STEP_H
 #define VIGIL_VK_STEP_H
+
+#include "vk_ltl.h"
 
 VK_INLINE int vk_op_holds(vk_u8 op, vk_s64 a, vk_s64 b)
 {
@@ -189,6 +192,8 @@ VK_INLINE struct vk_result vk_decide(const struct vk_model *m, const struct vk_r
 {
 	if (VK_KIND(m) == VK_DA)
 		return vk_step_word(m, r, &in->word);
+	if (VK_KIND(m) == VK_LTL)
+		return vk_ltl_decide(m, r, in);
 	if (r->event == VK_FORGET) {
 		if (in->word == 0)
 			return (struct vk_result){ .verdict = VK_OK };
@@ -216,10 +221,11 @@ VK_INLINE struct vk_result vk_decide(const struct vk_model *m, const struct vk_r
 	return (struct vk_result){ .verdict = VK_OK };
 }
 
-/* A timer: the instance's invariant has expired by now. */
+/* A timer: the instance's invariant has expired by now.  An LTL instance
+ * has none, whatever its engine left in expiry_ns. */
 static inline struct vk_result vk_expire(const struct vk_model *m, struct vk_inst *in, vk_u64 now)
 {
-	if (in->word == 0 || now < in->expiry_ns)
+	if (in->word == 0 || now < in->expiry_ns || VK_KIND(m) == VK_LTL)
 		return (struct vk_result){ .verdict = VK_OK };
 	return vk_fail(m, in, now, VK_V_INVARIANT, (vk_u16)(in->word - 1), VK_NONE);
 }
@@ -272,7 +278,7 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 		return "compiled model of another ABI version";
 	if (h->size > size)
 		return "compiled model larger than its buffer";
-	if (h->nstates == 0 || h->kind > VK_HA || h->scope > VK_OBJECT || h->nclocks > VK_MAX_CLOCKS ||
+	if (h->nstates == 0 || h->kind > VK_LTL || h->scope > VK_OBJECT || h->nclocks > VK_MAX_CLOCKS ||
 	    h->nenvs > VK_MAX_ENVS)
 		return "compiled model with no state, or of an unknown kind";
 	vk_u64 cells = (vk_u64)h->nstates * h->nevents;
@@ -301,6 +307,9 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 	m->nevents = h->nevents;
 	m->has_start = h->has_start;
 	m->kind = h->kind;
+	const char *ltl = vk_ltl_open(m, b);
+	if (ltl)
+		return ltl;
 	for (vk_u64 i = 0; i < cells; i++) {
 		if (m->next[i] != VK_NONE && m->next[i] >= h->nstates)
 			return "a transition leads to no state";
@@ -319,7 +328,8 @@ static inline const char *vk_model_open(struct vk_model *m, const void *blob, vk
 		const struct vk_rule *r = &m->rules[i];
 		if ((r->event != VK_FORGET && r->event >= h->nevents) || r->mode > VK_RUN ||
 		    (vk_u32)r->cond_first + r->cond_n > h->ncmps ||
-		    (r->key != VK_NO_FIELD && r->key >= VK_MAX_FIELDS) || r->source >= h->nsources)
+		    (r->key != VK_NO_FIELD && r->key >= VK_MAX_FIELDS) || r->source >= h->nsources ||
+		    r->atom_op > VK_ATOM_UPDATE || r->atom_value > 1)
 			return "a rule is out of bounds";
 		for (int e = 0; e < VK_MAX_ENVS; e++)
 			if (r->env_fields[e] != VK_NO_FIELD && r->env_fields[e] >= VK_MAX_FIELDS)

@@ -6,8 +6,9 @@
  *
  * MODEL.blob is Compiled::to_blob(); EVENTS has one `LINE TS SOURCE F0..F15`
  * per event (SOURCE -1: time passes).  For each verdict it prints
- * `LINE VERDICT KEY FROM EVENT AT` (EVENT 65535: none; AT -1: at the event),
- * which vigil conform names and compares with the other engines.
+ * `LINE VERDICT KEY FROM EVENT AT` (EVENT 65535: none; AT -1: at the event;
+ * FROM of an LTL verdict: the set of states, a bit each), which vigil
+ * conform names and compares with the other engines.
  * Instances live in a plain array scanned in key order, and expiries are
  * found by scanning it: the simplest storage, so that any disagreement is
  * the step function's.
@@ -43,18 +44,21 @@ static struct vk_inst *find(int64_t key, int create)
 	return &inst[ninst++].in;
 }
 
+/* As the reference's store: an instance is kept while it is monitored or,
+ * LTL, while an atom of it has a value (the start waits for all). */
 static void drop_unmonitored(void)
 {
 	size_t j = 0;
 	for (size_t i = 0; i < ninst; i++)
-		if (inst[i].in.word)
+		if (inst[i].in.word || inst[i].in.known)
 			inst[j++] = inst[i];
 	ninst = j;
 }
 
 static void print(long line, struct vk_result v, int64_t key, unsigned event, long long at)
 {
-	printf("%ld %u %" PRId64 " %u %u %lld\n", line, v.verdict, key, v.from, event, at);
+	unsigned long from = v.verdict == VK_V_LTL ? v.states : v.from;
+	printf("%ld %u %" PRId64 " %lu %u %lld\n", line, v.verdict, key, from, event, at);
 }
 
 /* Expiries at or before ts, earliest (then smallest key) first. */

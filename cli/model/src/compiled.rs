@@ -165,6 +165,9 @@ pub struct Compiled {
 }
 
 /// One instance's state, as every engine stores it (`struct vk_inst`).
+/// The C struct is 32 bytes: `word`, then `known` in what the other kinds
+/// leave zero, then `atoms` in a union with `reset_ns` (an LTL model has
+/// no clock), then `expiry_ns` (never armed for LTL).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inst {
     /// 0: not monitored; otherwise the state + 1.

@@ -65,11 +65,7 @@ pub fn run(args: &ConformArgs) -> Result<()> {
         let mut engines = vec![("reference", reference), ("offline", conform::run_offline(&case))];
         let mut skipped = String::new();
         if let Some(runner) = &args.c_runner {
-            if case.compiled.kind == vigil_model::compiled::Kind::Ltl {
-                skipped += " (c: not run: LTL is not in vk.h yet)";
-            } else {
-                engines.push(("c", run_c(runner, &[], &case)?));
-            }
+            engines.push(("c", run_c(runner, &[], &case)?));
         }
         if let Some(runner) = &args.bpf_runner {
             match bpf_unsupported(&case) {
@@ -191,16 +187,18 @@ fn run_c(runner: &Path, prefix: &[&str], case: &Case) -> Result<Vec<String>> {
         .collect()
 }
 
-/// `LINE VERDICT KEY FROM EVENT AT` → the corpus's verdict line.
+/// `LINE VERDICT KEY FROM EVENT AT` → the corpus's verdict line.  FROM of
+/// an LTL verdict is the set of states, a bit each.
 fn c_verdict(c: &Compiled, l: &str) -> Option<String> {
     let w: Vec<i64> = l.split_whitespace().map(|x| x.parse().ok()).collect::<Option<_>>()?;
     let [line, verdict, key, from, event, at] = w[..] else { return None };
-    let from = u16::try_from(from).ok().filter(|&s| s < c.nstates)?;
+    let state = || u16::try_from(from).ok().filter(|&s| s < c.nstates);
     let v = match verdict {
-        1 => Verdict::Event { from },
-        2 => Verdict::Guard { from, guard: 0 },
-        3 => Verdict::Invariant { from },
-        4 => Verdict::NotFinal { from },
+        1 => Verdict::Event { from: state()? },
+        2 => Verdict::Guard { from: state()?, guard: 0 },
+        3 => Verdict::Invariant { from: state()? },
+        4 => Verdict::NotFinal { from: state()? },
+        5 => Verdict::Ltl { states: u32::try_from(from).ok().filter(|&s| (s as u64) >> c.nstates == 0)? },
         _ => return None,
     };
     let event = match u16::try_from(event).ok()? {
