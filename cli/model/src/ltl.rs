@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use crate::Diagnostic;
 
 mod buchi;
+pub mod ltl2k;
 mod parse;
 
 pub use buchi::{Buchi, BuchiState, LtlInst};

@@ -125,6 +125,14 @@ pub enum Cmd {
         output: Option<PathBuf>,
     },
 
+    /// Print an LTL model (.ltl) as the C header of a Linux kernel LTL monitor, like rvgen's ltl2k
+    ///
+    /// MODEL is a .ltl file in the kernel's syntax or a shipped LTL model's name
+    /// (e.g. pagefault).  The header (enum ltl_atom, ltl_atom_str, enum
+    /// ltl_buchi_state, ltl_start, ltl_possible_next_states) goes with the
+    /// kernel's include/rv/ltl_monitor.h.
+    Ltl2k(crate::ltl2k_cmd::Ltl2kArgs),
+
     /// Draw an automaton model as SVG through Graphviz, optionally one transition in red
     Render {
         /// The model: a .dot file or a shipped model's name
@@ -348,6 +356,7 @@ fn run_cli(cli: Cli) -> Result<()> {
             name,
             output,
         } => dot2c_cmd::run(&model, name.as_deref(), output.as_deref()),
+        Cmd::Ltl2k(args) => crate::ltl2k_cmd::run(&args),
         Cmd::Render {
             model,
             highlight,

@@ -66,7 +66,12 @@ pub fn run(model: &Path, name: Option<&str>, output: Option<&Path>) -> Result<()
         }
     }
     let model = load_model(model)?;
-    refuse_ltl(&model, "vigil dot2c (the kernel's ltl2k output)")?;
+    if model.ltl.is_some() {
+        return Err(Error::setup(format!(
+            "{}: an LTL model: vigil dot2c writes the tables of automata (.dot); use vigil ltl2k for the kernel's LTL monitor header",
+            model.path.display()
+        )));
+    }
     warn_unsupported(&model);
     let c = dot2c::generate(&model, name);
     write_output(output, c.as_bytes())

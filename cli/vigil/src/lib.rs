@@ -25,6 +25,7 @@ pub mod explain_static;
 pub mod flags;
 pub mod install;
 pub mod lookup;
+pub mod ltl2k_cmd;
 pub mod monitor_cmd;
 pub mod monitor_c;
 pub mod record_cmd;

@@ -126,7 +126,7 @@ impl Parser {
     }
 }
 
-fn formula(text: &str) -> Result<Formula, String> {
+pub(super) fn formula(text: &str) -> Result<Formula, String> {
     let toks = lex(text)?;
     if toks.is_empty() {
         return Err("empty formula".into());
@@ -140,7 +140,7 @@ fn formula(text: &str) -> Result<Formula, String> {
 }
 
 /// The definitions of a file, joined across continuation lines.
-fn definitions(path: &Path, text: &str) -> Result<Vec<(String, String, u32)>, Diagnostic> {
+pub(super) fn definitions(path: &Path, text: &str) -> Result<Vec<(String, String, u32)>, Diagnostic> {
     let mut defs: Vec<(String, String, u32)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let n = i as u32 + 1;
