@@ -229,7 +229,9 @@ pub fn numeric_events(case: &Case) -> String {
 /// A random event list for a case's binding, `n` events long: mostly events
 /// the instance's state allows (so runs go deep), some it does not, random
 /// field values for conditions and guards, time steps that sometimes pass
-/// an invariant's bound, and `tick`s.  Deterministic in `seed`.
+/// an invariant's bound, `tick`s, and now and then a `forget` rule's source
+/// when there is one.  Deterministic in `seed` (and, for a binding without
+/// `forget`, the same list as before forgets were drawn).
 pub fn random_events(c: &Compiled, b: &Binding, n: usize, seed: u64) -> String {
     let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = move |m: u64| {
@@ -239,6 +241,7 @@ pub fn random_events(c: &Compiled, b: &Binding, n: usize, seed: u64) -> String {
         rng % m.max(1)
     };
     let keys = 3i64;
+    let has_forget = c.rules.iter().any(|r| r.event == FORGET);
     let mut state = vec![0u16; keys as usize];
     let mut out = String::new();
     let mut ts: u64 = 0;
@@ -253,7 +256,9 @@ pub fn random_events(c: &Compiled, b: &Binding, n: usize, seed: u64) -> String {
         }
         let k = next(keys as u64) as usize;
         let allowed: Vec<u16> = (0..c.nevents).filter(|&e| c.next[state[k] as usize * c.nevents as usize + e as usize] != NONE).collect();
-        let event = if !allowed.is_empty() && next(5) != 0 {
+        let event = if has_forget && next(25) == 0 {
+            FORGET
+        } else if !allowed.is_empty() && next(5) != 0 {
             allowed[next(allowed.len() as u64) as usize]
         } else {
             next(c.nevents as u64) as u16
@@ -269,7 +274,7 @@ pub fn random_events(c: &Compiled, b: &Binding, n: usize, seed: u64) -> String {
                 line += &format!(" {name}={v}");
             }
         }
-        let to = c.next[state[k] as usize * c.nevents as usize + event as usize];
+        let to = if event == FORGET { NONE } else { c.next[state[k] as usize * c.nevents as usize + event as usize] };
         state[k] = if to == NONE { 0 } else { to };
         out += &line;
         out.push('\n');
