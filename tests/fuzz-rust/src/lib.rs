@@ -162,6 +162,7 @@ pub fn ltl(data: &[u8]) {
         Err(d) => check_diag(&d, path, &text),
         Ok(model) => {
             let _ = vigil_model::render::to_dot(&model, None);
+            ltl_compiled(&b, &model, data);
             let mut inst = vigil_model::ltl::LtlInst::default();
             for &byte in data.iter().take(128) {
                 if b.atoms.is_empty() {
@@ -182,16 +183,54 @@ pub fn ltl(data: &[u8]) {
     }
 }
 
-/// Compiled blobs of the fixture models (the `vk` target's seeds).
+/// The C step's form of the labels says what the labels say (on atom sets
+/// drawn from the input), and the model compiles to a blob, or is refused
+/// in the model's words.
+fn ltl_compiled(b: &vigil_model::ltl::Buchi, model: &Model, data: &[u8]) {
+    for s in 0..b.states.len() {
+        let Some(l) = vigil_model::compiled::labels::label(b, s) else { continue };
+        for w in data.chunks(4).take(16) {
+            let set = u32::from_le_bytes([w[0], *w.get(1).unwrap_or(&0), *w.get(2).unwrap_or(&0), *w.get(3).unwrap_or(&0)]);
+            assert_eq!(l.holds(set), b.label_holds(s, set as u64), "S{s}, atoms {set:#x}: {l:?}");
+        }
+    }
+    let mut bind = String::from("scope task\n");
+    for (i, a) in b.atoms.iter().enumerate() {
+        bind += &format!("{a} <- call:a{i} key=arg0 true\n{a} <- call:n{i} key=arg0 set false\n");
+    }
+    let Ok(binding) = Binding::from_str(Path::new("fuzz.bind"), &bind, model) else { return };
+    match vigil_model::compiled::compile(model, &binding) {
+        Err(d) => assert_eq!(d.file, model.path, "diagnostic about another file: {d}"),
+        Ok(c) => assert_eq!(c.to_blob().len() % 8, 0),
+    }
+}
+
+/// Compiled blobs of the fixture models (the `vk` target's seeds), LTL
+/// models included.
 pub fn vk_seeds() -> Vec<(String, Vec<u8>)> {
     let f = fixtures();
-    f.pairs
+    let mut out: Vec<(String, Vec<u8>)> = f
+        .pairs
         .iter()
         .filter_map(|(m, b)| {
             let c = vigil_model::compiled::compile(&f.models[*m], b).ok()?;
             Some((format!("{}-{}.blob", f.models[*m].name, b.rules.len()), c.to_blob()))
         })
-        .collect()
+        .collect();
+    for ((mp, mt), (bp, bt)) in LTL_PAIRS {
+        let m = vigil_model::ltl::parse(Path::new(mp), mt).and_then(|l| l.to_model()).unwrap_or_else(|d| panic!("fixture: {d}"));
+        let b = Binding::from_str(Path::new(bp), bt, &m).unwrap_or_else(|d| panic!("fixture: {d}"));
+        let c = vigil_model::compiled::compile(&m, &b).unwrap_or_else(|d| panic!("fixture: {d}"));
+        out.push((format!("{}-ltl-{}.blob", m.name, b.rules.len()), c.to_blob()));
+    }
+    // The same with steps to take past the blob's end (vk_fuzz.c).
+    let steps: Vec<u8> = (0..192u32).map(|i| (i.wrapping_mul(0x9e37_79b9) >> 24) as u8).collect();
+    for i in 0..out.len() {
+        let (name, mut blob) = out[i].clone();
+        blob.extend_from_slice(&steps);
+        out.push((name.replace(".blob", "-steps.blob"), blob));
+    }
+    out
 }
 
 /// Models and (model, binding) pairs from the repository, compiled in.
@@ -233,6 +272,20 @@ const PAIRS: &[(usize, (&str, &str))] = &[
     (1, repo_file!("models/wip.bind")),
     (7, repo_file!("models/runnable.bind")),
     (6, repo_file!("tests/lit/check/inputs/irq-timed.bind")),
+];
+
+/// LTL models and bindings (the `vk` seeds): the repository's, and one
+/// whose labels take both forms (an OR of terms, and a negated one).
+const LTL_PAIRS: &[((&str, &str), (&str, &str))] = &[
+    (repo_file!("models/pagefault.ltl"), repo_file!("models/pagefault.bind")),
+    (repo_file!("tests/conformance/cases/ltl-next/next.ltl"), repo_file!("tests/conformance/cases/ltl-next/binding.bind")),
+    (
+        ("both.ltl", "RULE = always ((A and B) imply ((not C) until (D or (A and E))))\n"),
+        (
+            "both.bind",
+            "scope object\nA <- call:a key=arg0 true\nA <- call:na key=arg0 false\nB <- call:b key=arg0 set true\nB <- call:nb key=arg0 set false\nC <- call:c key=arg0 pulse\nD <- call:d key=arg0 if arg1 > 0 true\nD <- call:nd key=arg0 false\nE <- call:e key=arg0 pulse\nforget <- call:free key=arg0\n",
+        ),
+    ),
 ];
 
 fn fixtures() -> &'static Fixtures {
