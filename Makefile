@@ -90,7 +90,7 @@ test: build $(BUILD)/tests/test_engine $(BUILD)/tests/vk_run
 
 # The conformance corpus's runner for include/vigil/vk.h (the C step of the
 # in-process and BPF engines): strict C11, no libvigil.
-$(BUILD)/tests/vk_run: tests/conformance/vk_run.c include/vigil/vk.h include/vigil/vk_step.h | deps
+$(BUILD)/tests/vk_run: tests/conformance/vk_run.c include/vigil/vk.h include/vigil/vk_step.h include/vigil/vk_ltl.h | deps
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Iinclude $< -o $@
 

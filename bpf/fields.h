@@ -58,7 +58,7 @@
 
 /* Source slots: tracepoints first (catalogue index), then one slot per
  * uprobe / uretprobe attachment; the slot is the uprobe's BPF cookie. */
-#define VIGIL_MAX_UPROBES 16
+#define VIGIL_MAX_UPROBES 32
 #define VIGIL_NR_SOURCES (VIGIL_NR_TRACEPOINTS + VIGIL_MAX_UPROBES)
 
 /* Largest field count of any source, common fields included. */

@@ -25,6 +25,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by the loader before loading (read-only: the verifier prunes the
  * branches of the other scopes). */
+const volatile __u32 vigil_kind = 0; /* enum vk_kind: VK_DA or VK_LTL */
 const volatile __u32 vigil_nevents = 1;
 const volatile __u32 vigil_scope = 0;
 const volatile __u32 vigil_has_start_rules = 0;
@@ -33,9 +34,15 @@ const volatile __u32 vigil_ncpus = 1;
 
 /* vk_step.h's table accessors, as map lookups (defined below the maps). */
 struct vk_cmp;
+struct vk_ltl;
+struct vk_ltl_state;
+struct vk_ltl_term;
 static __always_inline __u16 vigil_next_at(__u32 cell);
 static __always_inline __u8 vigil_final_at(__u32 state);
 static __always_inline const struct vk_cmp *vigil_cmp_at(__u32 i);
+static __always_inline const struct vk_ltl *vigil_ltl_at(void);
+static __always_inline const struct vk_ltl_state *vigil_ltl_state_at(__u32 s);
+static __always_inline const struct vk_ltl_term *vigil_ltl_term_at(__u32 t);
 #define VK_NEXT(m, cell) vigil_next_at(cell)
 #define VK_FINAL(m, state) vigil_final_at(state)
 #define VK_CMP(m, i) vigil_cmp_at(i)
@@ -48,6 +55,17 @@ static __always_inline const struct vk_cmp *vigil_cmp_at(__u32 i);
 #define VK_HAS_START(m) vigil_has_start_rules
 #define VK_KIND(m) VK_DA
 #define VK_MAX_RULE_CONDS VIGIL_MAX_CONDS
+#define VK_LTL_MAX_STATES VIGIL_LTL_MAX_STATES
+#define VK_LTL_MAX_TERMS VIGIL_LTL_MAX_TERMS
+/* All ones, but not known to the verifier (a writable global): a state
+ * bit ANDed with it is opaque, so paths that built different sets of
+ * Büchi states look alike and are pruned, instead of 2^16 of them being
+ * verified apart (vk_ltl.h, VK_LTL_BIT). */
+__u32 vigil_opaque_ones = 0xffffffff;
+#define VK_LTL_BIT(s) ((1u << (s)) & vigil_opaque_ones)
+#define VK_LTL(m) vigil_ltl_at()
+#define VK_LTL_STATE(m, s) vigil_ltl_state_at(s)
+#define VK_LTL_TERM(m, t) vigil_ltl_term_at(t)
 
 #include "monitor.h"
 
@@ -78,6 +96,45 @@ struct {
 	__type(key, __u32);
 	__type(value, struct vk_cmp);
 } vigil_cmps SEC(".maps");
+
+/* An LTL model's automaton: its header, states and label terms. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vk_ltl);
+} vigil_ltl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vk_ltl_state);
+} vigil_ltl_states SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vk_ltl_term);
+} vigil_ltl_terms SEC(".maps");
+
+static __always_inline const struct vk_ltl *vigil_ltl_at(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&vigil_ltl, &zero);
+}
+
+static __always_inline const struct vk_ltl_state *vigil_ltl_state_at(__u32 s)
+{
+	return bpf_map_lookup_elem(&vigil_ltl_states, &s);
+}
+
+static __always_inline const struct vk_ltl_term *vigil_ltl_term_at(__u32 t)
+{
+	return bpf_map_lookup_elem(&vigil_ltl_terms, &t);
+}
 
 static __always_inline __u16 vigil_next_at(__u32 cell)
 {
@@ -138,6 +195,17 @@ struct {
 	__type(key, __u64);
 	__type(value, __u32);
 } vigil_inst_state SEC(".maps");
+
+/* LTL instances (scopes task and object): the set of Büchi states, the
+ * atoms' values and which are known, packed into one word so that a step
+ * is still one compare-and-swap (VIGIL_LTL_* in monitor.h; the loader
+ * refuses automata that do not fit). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u64);
+} vigil_ltl_inst SEC(".maps");
 
 /* return:FUNC sources: the arguments saved at the function's entry, per
  * thread and slot (a recursive call overwrites the outer call's). */
@@ -269,7 +337,7 @@ static __always_inline void report(void *ctx, struct vk_result res, const struct
 	v->ktime = bpf_ktime_get_ns();
 	v->key = key;
 	v->kind = res.verdict;
-	v->state = res.from;
+	v->state = res.verdict == VK_V_LTL ? res.states : res.from;
 	v->event = r->event;
 	v->rule = id;
 	v->source = src;
@@ -323,6 +391,61 @@ static __always_inline void apply(void *ctx, const struct vk_rule *r, __u32 id, 
 	}
 }
 
+/*
+ * One LTL step on a packed instance (16 bits of Büchi states, 24 of atom
+ * values, 24 of known atoms): vk_ltl_decide on it unpacked.  A global
+ * function, so that the verifier checks it once per program, not once per
+ * rule and retry it is inlined into (the label loops multiplied by 8 rules
+ * and 3 retries exceed its budget); hence scalars in and the verdict
+ * through a pointer to the caller's stack.
+ */
+__noinline __u64 vigil_ltl_step(__u64 cur, __u32 event, __u32 atom_op, __u32 atom_value,
+				struct vk_result *res)
+{
+	struct vk_inst in = { .word = cur & 0xffff, .known = (cur >> 40) & VIGIL_LTL_ATOM_MASK };
+	struct vk_rule r = { .event = (__u16)event, .atom_op = (__u8)atom_op, .atom_value = (__u8)atom_value };
+
+	if (!res)
+		return cur;
+	in.atoms = (cur >> 16) & VIGIL_LTL_ATOM_MASK;
+	*res = vk_ltl_decide(0, &r, &in);
+	return (__u64)in.word | (__u64)(in.atoms & VIGIL_LTL_ATOM_MASK) << 16 |
+	       (__u64)(in.known & VIGIL_LTL_ATOM_MASK) << 40;
+}
+
+/* An LTL rule: vigil_ltl_step on the instance's word, published by
+ * compare-and-swap as for automata.  An instance with nothing known and no
+ * state is deleted (the kernel's task exit). */
+static __always_inline void apply_ltl(void *ctx, const struct vk_rule *r, __u32 id, const __u64 *f,
+				      __u32 src, int user)
+{
+	__u64 key = (__u64)vk_key_of(r, (const vk_s64 *)f);
+
+	for (int i = 0; i < MAX_RETRY; i++) {
+		__u64 *p = bpf_map_lookup_elem(&vigil_ltl_inst, &key);
+		__u64 cur = p ? *(volatile __u64 *)p : 0, w;
+		struct vk_result res = {};
+
+		w = vigil_ltl_step(cur, r->event, r->atom_op, r->atom_value, &res);
+		if (w == cur && res.verdict == VK_OK)
+			return;
+		if (!p) {
+			if (bpf_map_update_elem(&vigil_ltl_inst, &key, &w, BPF_NOEXIST))
+				continue;
+		} else if (__sync_val_compare_and_swap(p, cur, w) != cur) {
+			continue;
+		} else if (w == 0) {
+			bpf_map_delete_elem(&vigil_ltl_inst, &key);
+		}
+		count(VIGIL_CNT_PROCESSED);
+		if (cur == 0)
+			count(VIGIL_CNT_STARTS);
+		if (res.verdict != VK_OK)
+			report(ctx, res, r, id, src, key, user);
+		return;
+	}
+}
+
 /* The shared rule loop: f holds the source's nown own fields; the common
  * fields are appended here (nown < 0: f holds them already, the
  * conformance program). */
@@ -349,7 +472,11 @@ static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int n
 	for (int i = 0; i < VIGIL_MAX_RULES; i++) {
 		if (i >= n)
 			break;
-		if (vk_rule_holds(0, &rs->rule[i], (const vk_s64 *)f))
+		if (!vk_rule_holds(0, &rs->rule[i], (const vk_s64 *)f))
+			continue;
+		if (vigil_kind == VK_LTL)
+			apply_ltl(ctx, &rs->rule[i], rs->id[i], f, src, user);
+		else
 			apply(ctx, &rs->rule[i], rs->id[i], f, src, user);
 	}
 	return 0;

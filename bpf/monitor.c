@@ -78,6 +78,7 @@ static const char *verdict_name(unsigned kind)
 	case VK_V_GUARD: return "guard";
 	case VK_V_INVARIANT: return "invariant";
 	case VK_V_NOT_FINAL: return "not-final";
+	case VK_V_LTL: return "ltl";
 	default: return "?";
 	}
 }
@@ -153,6 +154,7 @@ struct report {
 	int ucounts[VIGIL_STACK_DEPTH + 1];
 	unsigned st;
 	const char *state, *event, *keyname;
+	char states[512]; /* LTL: the set of Büchi states, as S0|S1 */
 };
 
 /* The kernel frames from where the tracepoint fired, and the user frames:
@@ -306,16 +308,21 @@ static void report_text(FILE *out, struct report *rp)
 	if (v->kind == VK_V_NOT_FINAL)
 		fprintf(out, "vigil monitor: %s: violation: instance forgotten in state %s, which is not final\n",
 			model.name, rp->state);
+	else if (v->kind == VK_V_LTL)
+		fprintf(out, "vigil monitor: %s: violation: after %s no state of the automaton holds (was in %s)\n",
+			model.name, rp->event, rp->state);
 	else
 		fprintf(out, "vigil monitor: %s: violation: event %s not allowed in state %s\n", model.name,
 			rp->event, rp->state);
-	fprintf(out, "  allowed: ");
-	for (int e = 0; e < model.nevents; e++)
-		if (model_allows(&model, rp->st, e)) {
-			fprintf(out, "%s%s", any ? ", " : "", model.events[e]);
-			any = true;
-		}
-	fprintf(out, "%s\n", any ? "" : "(none)");
+	if (v->kind != VK_V_LTL) {
+		fprintf(out, "  allowed: ");
+		for (int e = 0; e < model.nevents; e++)
+			if (model_allows(&model, rp->st, e)) {
+				fprintf(out, "%s%s", any ? ", " : "", model.events[e]);
+				any = true;
+			}
+		fprintf(out, "%s\n", any ? "" : "(none)");
+	}
 	if (keyname && (!strncmp(keyname, "arg", 3) || !strcmp(keyname, "ret") ||
 			!strcmp(keyname, "address") || !strcmp(keyname, "ip")))
 		fprintf(out, "  key: %s=0x%llx (%s scope)\n", keyname, (unsigned long long)v->key,
@@ -327,6 +334,18 @@ static void report_text(FILE *out, struct report *rp)
 	fprintf(out, "  rule: %s %s %s\n", where(rp->r, loc, sizeof(loc)), rp->event, rp->r->source_text);
 	text_stacks(out, rp);
 	fprintf(out, "  render: vigil render %s --highlight %s:%s\n", model.model, rp->state, rp->event);
+}
+
+/* An LTL verdict's set of Büchi states, by name. */
+static const char *state_set(unsigned set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int s = 0; s < model.nstates && s < 32 && used < len; s++)
+		if (set & (1u << s))
+			used += snprintf(buf + used, len - used, "%s%s", used ? "|" : "", model.states[s]);
+	return buf;
 }
 
 /* The ring buffer's callback: one violation record. */
@@ -347,7 +366,7 @@ static int handle_violation(void *ctx, void *data, size_t size)
 	memcpy(rp.comm, v->comm, 16);
 	collect_stacks(&rp);
 	rp.st = v->state < (unsigned)model.nstates ? v->state : 0;
-	rp.state = model.states[rp.st];
+	rp.state = v->kind == VK_V_LTL ? state_set(v->state, rp.states, sizeof(rp.states)) : model.states[rp.st];
 	rp.event = model_event_name(&model, v->event);
 	rp.keyname = rp.r->key >= 0 ? model_field_name(rp.r, rp.r->key) : NULL;
 	if (opt.json)
@@ -593,6 +612,22 @@ static void find_binary(void)
 	}
 }
 
+/* An LTL model's maps: its automaton, and its instances in place of the
+ * automata's (which then keep one entry). */
+static void size_ltl_maps(void)
+{
+	const struct vk_ltl *l = model.vk.ltl;
+
+	if (!l) {
+		bpf_map__set_max_entries(skel->maps.vigil_ltl_inst, 1);
+		return;
+	}
+	bpf_map__set_max_entries(skel->maps.vigil_ltl_states, l->nstates ? l->nstates : 1);
+	bpf_map__set_max_entries(skel->maps.vigil_ltl_terms, l->nterms ? l->nterms : 1);
+	bpf_map__set_max_entries(skel->maps.vigil_ltl_inst, opt.instances);
+	bpf_map__set_max_entries(skel->maps.vigil_inst_state, 1);
+}
+
 /* Open the skeleton, size its maps, load only the programs the binding needs. */
 static void open_and_load(const struct usage *u, int ncpus, bool conform)
 {
@@ -605,6 +640,7 @@ static void open_and_load(const struct usage *u, int ncpus, bool conform)
 		lu_libbpf_log_print();
 		lu_die("cannot open the BPF object: %s", strerror(errno));
 	}
+	skel->rodata->vigil_kind = model.vk.h->kind;
 	skel->rodata->vigil_nevents = model.nevents;
 	skel->rodata->vigil_scope = model.scope;
 	skel->rodata->vigil_has_start_rules = model.vk.h->has_start;
@@ -615,6 +651,7 @@ static void open_and_load(const struct usage *u, int ncpus, bool conform)
 	bpf_map__set_max_entries(skel->maps.vigil_cmps, model.vk.h->ncmps ? model.vk.h->ncmps : 1);
 	if (model.scope == VK_TASK || model.scope == VK_OBJECT)
 		bpf_map__set_max_entries(skel->maps.vigil_inst_state, opt.instances);
+	size_ltl_maps();
 	if (!u->any_return)
 		bpf_map__set_max_entries(skel->maps.vigil_saved_args, 1);
 	for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++) {
@@ -654,6 +691,13 @@ static void fill_model(void)
 	fill_array(skel->maps.vigil_next, model.vk.next, sizeof(__u16), h->nstates * h->nevents, "transition");
 	fill_array(skel->maps.vigil_finals, model.vk.finals, sizeof(__u8), h->nstates, "final-state");
 	fill_array(skel->maps.vigil_cmps, model.vk.cmps, sizeof(struct vk_cmp), h->ncmps, "condition");
+	if (model.vk.ltl) {
+		fill_array(skel->maps.vigil_ltl, model.vk.ltl, sizeof(struct vk_ltl), 1, "LTL automaton");
+		fill_array(skel->maps.vigil_ltl_states, model.vk.ltl_states, sizeof(struct vk_ltl_state),
+			   model.vk.ltl->nstates, "LTL state");
+		fill_array(skel->maps.vigil_ltl_terms, model.vk.ltl_terms, sizeof(struct vk_ltl_term),
+			   model.vk.ltl->nterms, "LTL label");
+	}
 }
 
 /* The rules, copied from the compiled model and grouped by source slot. */

@@ -16,6 +16,12 @@
 #define VIGIL_MAX_RULES 8 /* per source */
 #define VIGIL_MAX_CONDS 4 /* per rule */
 #define VIGIL_STACK_DEPTH 32
+/* An LTL instance is one u64: 16 bits of Büchi states, 24 of atom values,
+ * 24 of known atoms. */
+#define VIGIL_LTL_MAX_STATES 16
+#define VIGIL_LTL_MAX_ATOMS 24
+#define VIGIL_LTL_MAX_TERMS 4 /* per label: the verifier explores every one */
+#define VIGIL_LTL_ATOM_MASK 0xffffffu
 
 /*
  * The model is the compiled model of include/vigil/vk.h (cli/model/src/

@@ -20,6 +20,7 @@
 
 const char *const scope_names[] = { "global", "cpu", "task", "object" };
 static const char *const mode_names[] = { "plain", "start", "run" };
+static const char *const atom_op_names[] = { "pulse", "set", "update" };
 static const char *const op_names[] = { "==", "!=", "<", "<=", ">", ">=" };
 
 static const struct monitor_model *current; /* for rule_error */
@@ -197,9 +198,20 @@ static void open_blob(struct monitor_model *m, const char *file)
 
 	if (err)
 		lu_die("%s: %s", file, err);
-	if (h->kind != VK_DA)
-		lu_die("%s: a %s model: the eBPF monitor runs plain automata (vigil check runs it offline)", file,
-		       h->kind == VK_HA ? "hybrid" : "LTL");
+	if (h->kind == VK_HA)
+		lu_die("%s: a hybrid model: the eBPF monitor has no clocks yet (vigil check runs it offline)",
+		       file);
+	if (h->kind == VK_LTL && (h->scope == VK_GLOBAL || h->scope == VK_CPU))
+		lu_die("%s: an LTL model of scope %s: the eBPF monitor runs LTL per task or object", file,
+		       scope_names[h->scope]);
+	if (h->kind == VK_LTL && (h->nstates > VIGIL_LTL_MAX_STATES || h->nevents > VIGIL_LTL_MAX_ATOMS))
+		lu_die("%s: %u Büchi states and %u atoms: the eBPF monitor packs an LTL instance in 64 bits, "
+		       "at most %d states and %d atoms",
+		       file, h->nstates, h->nevents, VIGIL_LTL_MAX_STATES, VIGIL_LTL_MAX_ATOMS);
+	for (unsigned s = 0; h->kind == VK_LTL && s < h->nstates; s++)
+		if (m->vk.ltl_states[s].nterms > VIGIL_LTL_MAX_TERMS)
+			lu_die("%s: the label of Büchi state %u has %u terms: the eBPF monitor takes at most %d",
+			       file, s, m->vk.ltl_states[s].nterms, VIGIL_LTL_MAX_TERMS);
 	if (h->nstates > VIGIL_MAX_STATES || h->nevents > VIGIL_MAX_EVENTS ||
 	    (unsigned long)h->nstates * h->nevents > VIGIL_MAX_CELLS)
 		lu_die("%s: %u states and %u events: the eBPF monitor takes at most %u of each and %u cells", file,
@@ -304,8 +316,15 @@ static void print_rule(FILE *out, const struct monitor_model *m, const struct mo
 {
 	const struct vk_rule *vr = r->vk;
 
-	fprintf(out, "rule %u %s %s %s key=%s", r->bind_line, model_event_name(m, vr->event),
-		mode_names[vr->mode], r->source_text, r->key < 0 ? "-" : model_field_name(r, r->key));
+	if (m->vk.h->kind == VK_LTL)
+		fprintf(out, "rule %u %s %s %s key=%s", r->bind_line, model_event_name(m, vr->event),
+			atom_op_names[vr->atom_op % 3], r->source_text,
+			r->key < 0 ? "-" : model_field_name(r, r->key));
+	else
+		fprintf(out, "rule %u %s %s %s key=%s", r->bind_line, model_event_name(m, vr->event),
+			mode_names[vr->mode], r->source_text, r->key < 0 ? "-" : model_field_name(r, r->key));
+	if (m->vk.h->kind == VK_LTL && vr->atom_op != VK_ATOM_PULSE)
+		fprintf(out, " = %s", vr->atom_value ? "true" : "false");
 	for (unsigned c = 0; c < vr->cond_n; c++) {
 		const struct vk_cmp *cmp = &m->vk.cmps[vr->cond_first + c];
 
@@ -315,10 +334,32 @@ static void print_rule(FILE *out, const struct monitor_model *m, const struct mo
 	fputc('\n', out);
 }
 
+/* An LTL model: its states with successors and initial marks, its atoms. */
+static void print_ltl(FILE *out, const struct monitor_model *m)
+{
+	const struct vk_ltl *l = m->vk.ltl;
+
+	for (int s = 0; s < m->nstates; s++) {
+		fprintf(out, "state %s%s ->", m->states[s], l->init & (1u << s) ? " initial" : "");
+		for (int t = 0; t < m->nstates; t++)
+			if (m->vk.ltl_states[s].succ & (1u << t))
+				fprintf(out, " %s", m->states[t]);
+		fputc('\n', out);
+	}
+	for (int e = 0; e < m->nevents; e++)
+		fprintf(out, "atom %s\n", m->events[e]);
+}
+
 void model_print(FILE *out, const struct monitor_model *m)
 {
 	fprintf(out, "name %s\nmodel %s\nbinding %s\nscope %s\n", m->name, m->model, m->binding,
 		scope_names[m->scope]);
+	if (m->vk.h->kind == VK_LTL) {
+		print_ltl(out, m);
+		for (int i = 0; i < m->nrules; i++)
+			print_rule(out, m, &m->rules[i]);
+		return;
+	}
 	for (int s = 0; s < m->nstates; s++)
 		fprintf(out, "state %s%s\n", m->states[s], m->vk.finals[s] ? " final" : "");
 	for (int e = 0; e < m->nevents; e++)

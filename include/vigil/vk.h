@@ -126,8 +126,14 @@ struct vk_rule {
 
 /* An LTL model's automaton, at off_ltl: this, then struct vk_ltl_state
  * [nstates], then struct vk_ltl_term[nterms]. */
+/* An engine may lower these loop bounds (BPF: the verifier's budget) if it
+ * refuses the models beyond them. */
+#ifndef VK_LTL_MAX_STATES
 #define VK_LTL_MAX_STATES 32 /* the kernel's RV_MAX_BA_STATES: a bit each */
-#define VK_LTL_MAX_TERMS 16  /* per label: the step's constant loop bound */
+#endif
+#ifndef VK_LTL_MAX_TERMS
+#define VK_LTL_MAX_TERMS 16 /* per label: the step's constant loop bound */
+#endif
 struct vk_ltl {
 	vk_u8 nstates; /* = the header's nstates */
 	vk_u8 natoms;  /* = the header's nevents, at most 32 */

@@ -12,6 +12,13 @@
 #ifndef VIGIL_VK_LTL_H
 #define VIGIL_VK_LTL_H
 
+/* The bit of state s in a set being built.  A verifier that knows every
+ * bit of the set exactly tells apart each subset of states a path can
+ * build (2^states paths); BPF makes the bit opaque (monitor.bpf.c). */
+#ifndef VK_LTL_BIT
+#define VK_LTL_BIT(s) (1u << (s))
+#endif
+
 /* Whether state s's label holds for these atoms: the terms are an OR, or
  * the negation of one (whichever was shorter for the compiler). */
 VK_INLINE int vk_ltl_label(const struct vk_model *m, const struct vk_ltl_state *st, vk_u32 atoms)
@@ -31,7 +38,7 @@ static inline vk_u32 vk_ltl_holding(const struct vk_model *m, vk_u32 nstates, vk
 	for (vk_u32 s = 0; s < VK_LTL_MAX_STATES && s < nstates; s++) {
 		const struct vk_ltl_state *st = VK_LTL_STATE(m, s);
 		if ((from & (1u << s)) && st && vk_ltl_label(m, st, atoms))
-			out |= 1u << s;
+			out |= VK_LTL_BIT(s);
 	}
 	return out;
 }

@@ -8,8 +8,10 @@ must give exactly the same.
 
     python3 tests/conformance/random.py --vigil build/bin/vigil \
         --c-runner build/tests/vk_run -n 200 --seed 1
-With --process-cc, the in-process engine runs every plain model too (a
-driver program built with vigil-cc per model).
+With --process-cc, the in-process engine runs every model whose binding
+it can drive too (a driver program built with vigil-cc per model; hybrid
+models on the runtime's test clock, VIGIL_MONITOR_CLOCK=manual; not scope
+cpu, whose instances the driver cannot key, nor LTL).
 Exit status 1 on the first disagreement (its case is kept and named).
 """
 import argparse
@@ -123,7 +125,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vigil", required=True)
     ap.add_argument("--c-runner", required=True)
-    ap.add_argument("--process-cc", help="also the in-process engine (vigil-cc): plain models only")
+    ap.add_argument("--process-cc", help="also the in-process engine (vigil-cc): plain and hybrid models")
     ap.add_argument("--bpf-runner", help="also the kernel engine (vigil-bpf-monitor, root): plain models only")
     ap.add_argument("-n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
@@ -132,7 +134,7 @@ def main():
     r = random.Random(args.seed)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="vigil-random-conform-"))
     totals = [0, 0, 0, 0]
-    ltl, not_monitors = 0, 0
+    ltl, not_monitors, clocked = 0, 0, 0
     for i in range(args.n):
         case = tmp / f"case{i}"
         case.mkdir()
@@ -167,12 +169,14 @@ def main():
         totals[0] += 1
         ltl += is_ltl
         totals[1] += verdicts
-        totals[2] += ", process agree" in p.stdout
+        ran = ", process" in p.stdout.split(" agree")[0]
+        totals[2] += ran
+        clocked += ran and "reset(clk)" in text
         totals[3] += ", bpf" in p.stdout.split(" agree")[0]
     shutil.rmtree(tmp)
     print(f"random: {totals[0]} random models, {totals[1]} verdicts; reference, offline and C agree on all"
-          + (f"; the in-process engine ran {totals[2]} of them (plain models) and agrees" if args.process_cc else "")
-          + (f"; the kernel engine ran {totals[3]} of them (plain models) and agrees" if args.bpf_runner else "")
+          + (f"; the in-process engine ran {totals[2]} of them ({clocked} with a clock) and agrees" if args.process_cc else "")
+          + (f"; the kernel engine ran {totals[3]} of them (plain and LTL models within its limits) and agrees" if args.bpf_runner else "")
           + f"; {ltl} of the models are LTL formulas ({not_monitors} more were not monitors: unsatisfiable or too large)")
 
 

@@ -130,16 +130,31 @@ fn print_diff(dir: &Path, engine: &str, want: &[String], got: &[String]) {
 }
 
 /// Why the kernel engine cannot run a case, if it cannot: it runs plain
-/// automata (no clocks, no LTL yet), loading BPF needs root, and a cpu
+/// automata and LTL (no clocks yet) within its limits (rules per source,
+/// functions, LTL states and atoms), loading BPF needs root, and a cpu
 /// instance lives in a per-cpu map, so a cpu key beyond this machine's
 /// cpus has no instance there (bpf/README.md).
 fn bpf_unsupported(case: &Case) -> Option<String> {
     use vigil_model::compiled::Kind;
     match case.compiled.kind {
         Kind::Ha => return Some("hybrid automata have no clocks in the eBPF engine yet".into()),
-        Kind::Ltl => return Some("LTL is not in the eBPF engine yet".into()),
-        Kind::Da if !crate::monitor_cmd::is_root() => return Some("loading BPF needs root".into()),
-        Kind::Da => {}
+        Kind::Ltl if matches!(case.compiled.scope, vigil_model::Scope::Global | vigil_model::Scope::Cpu) => {
+            return Some("the eBPF engine runs LTL per task or object".into())
+        }
+        Kind::Ltl if case.compiled.nstates > 16 || case.compiled.nevents > 24 => {
+            return Some("an LTL instance of the eBPF engine holds at most 16 states and 24 atoms".into())
+        }
+        _ if !crate::monitor_cmd::is_root() => return Some("loading BPF needs root".into()),
+        Kind::Da | Kind::Ltl => {}
+    }
+    if let Err(e) = crate::monitor_cmd::check_limits(&case.model, &case.binding) {
+        return Some(e.message);
+    }
+    if let Some(b) = &case.compiled.ltl {
+        let wide = (0..b.states.len()).any(|s| vigil_model::compiled::labels::label(b, s).is_none_or(|l| l.terms.len() > 4));
+        if wide {
+            return Some("a state label has more than the eBPF engine's 4 terms".into());
+        }
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
     let c = &case.compiled;

@@ -38,7 +38,7 @@ pub const MAX_EVENTS: usize = 65533;
 pub const MAX_CELLS: usize = 1 << 22;
 pub const MAX_RULES_PER_SOURCE: usize = 8;
 pub const MAX_CONDS: usize = 4;
-pub const MAX_FUNCTION_SOURCES: usize = 16;
+pub const MAX_FUNCTION_SOURCES: usize = 32;
 /// Default size of the task/object instance table (LRU).
 pub const DEFAULT_INSTANCES: u32 = 65536;
 
@@ -216,7 +216,6 @@ fn write_model_file(blob: &[u8]) -> Result<PathBuf> {
 pub fn load(args: &MonitorArgs) -> Result<(Model, Binding)> {
     let (model_path, bind_path) = resolve(&args.model, args.bind.as_deref())?;
     let model = Model::from_file(&model_path).map_err(|d| Error::setup(d.to_string()))?;
-    crate::dot2c_cmd::refuse_ltl(&model, "vigil monitor (the BPF engine)")?;
     warn_unsupported(&model);
     let binding =
         Binding::from_file(&bind_path, &model).map_err(|d| Error::setup(d.to_string()))?;
