@@ -232,39 +232,54 @@ static void json_stacks(FILE *out, struct report *rp)
 	fputc(']', out);
 }
 
+/* One violation as a JSON line: the core every engine writes, in its order
+ * (docs/integration.md, "Automaton violations (all engines)"; CORE_KEYS in
+ * cli/trace/src/report.rs), then this engine's extras: stack, user_stack,
+ * render. */
 static void report_json(FILE *out, struct report *rp)
 {
 	const struct vigil_violation *v = rp->v;
 	char loc[PATH_MAX + 32];
 	bool first = true;
+	/* An expired invariant: no rule fired and no task caused it (as offline). */
+	bool timed = v->kind == VK_V_INVARIANT;
 
-	fprintf(out, "{\"type\":\"violation\",\"monitor\":");
+	fprintf(out, "{\"type\":\"violation\",\"engine\":\"bpf\",\"model\":");
 	json_str(out, model.name);
 	fprintf(out, ",\"kind\":\"%s\",\"state\":", verdict_name(v->kind));
 	json_str(out, rp->state);
 	fprintf(out, ",\"event\":");
 	json_str(out, rp->event);
 	fprintf(out, ",\"allowed\":[");
-	for (int e = 0; e < model.nevents; e++)
+	for (int e = 0; e < model.nevents && v->kind != VK_V_LTL; e++)
 		if (model_allows(&model, rp->st, e)) {
 			fprintf(out, "%s", first ? "" : ",");
 			json_str(out, model.events[e]);
 			first = false;
 		}
-	fprintf(out, "],\"key\":");
+	fprintf(out, "],\"scope\":\"%s\",\"key\":", scope_names[model.scope]);
 	if (rp->keyname) {
 		fprintf(out, "{\"field\":");
-		json_str(out, rp->keyname);
+		if (timed)
+			fprintf(out, "null");
+		else
+			json_str(out, rp->keyname);
 		fprintf(out, ",\"value\":%lld}", (long long)v->key);
 	} else {
 		fprintf(out, "null");
 	}
-	fprintf(out, ",\"cpu\":%u,\"pid\":%u,\"tgid\":%u,\"comm\":", v->cpu, v->pid, v->tgid);
-	json_str(out, rp->comm);
-	fprintf(out, ",\"time_ns\":%llu,\"source\":", (unsigned long long)v->ktime);
-	json_str(out, rp->r->source_text);
-	fprintf(out, ",\"binding\":");
-	json_str(out, where(rp->r, loc, sizeof(loc)));
+	if (timed) {
+		fprintf(out, ",\"rule\":null,\"source\":null,\"time_ns\":%llu,\"pid\":null,\"tgid\":null,"
+			     "\"cpu\":null,\"comm\":null", (unsigned long long)v->ktime);
+	} else {
+		fprintf(out, ",\"rule\":");
+		json_str(out, where(rp->r, loc, sizeof(loc)));
+		fprintf(out, ",\"source\":");
+		json_str(out, rp->r->source_text);
+		fprintf(out, ",\"time_ns\":%llu,\"pid\":%u,\"tgid\":%u,\"cpu\":%u,\"comm\":",
+			(unsigned long long)v->ktime, v->pid, v->tgid, v->cpu);
+		json_str(out, rp->comm);
+	}
 	json_stacks(out, rp);
 	fprintf(out, ",\"render\":");
 	snprintf(loc, sizeof(loc), "vigil render %s --highlight %s:%s", model.model, rp->state, rp->event);

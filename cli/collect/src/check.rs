@@ -364,10 +364,8 @@ impl Thread {
             Some(FORGET) => "forget".to_string(),
             Some(e) => m.events[e as usize].clone(),
         };
-        let rule_at = match rule {
-            Some(i) => format!("{}:{}", r.m.binding.path.display(), r.m.binding.rules[r.rules[i].index].line),
-            None => "(none: time passed)".to_string(),
-        };
+        let brule = rule.map(|i| &r.m.binding.rules[r.rules[i].index]);
+        let rule_at = brule.map(|b| format!("{}:{}", r.m.binding.path.display(), b.line));
         let f = Found {
             kind,
             model: &m.name,
@@ -379,8 +377,10 @@ impl Thread {
             tseq: ev.tseq,
             ns: ev.ns,
             source: format!("{} {}", decl.kind.as_str(), decl.name),
+            rule_source: brule.map(|b| b.source.to_string()),
             scope: r.m.binding.scope.as_str(),
             key: (r.m.binding.scope != Scope::Global).then_some(key),
+            key_field: brule.and_then(|b| b.key_field()),
             state: &vigil_trace::conform::state_text(&r.m.compiled, verdict),
             event: &event,
             allowed: m.allowed(state as usize),

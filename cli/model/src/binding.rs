@@ -208,6 +208,14 @@ pub struct Rule {
     pub atom: Option<AtomAction>,
 }
 
+impl Rule {
+    /// The name of the field that keys the instance (`None` for scope
+    /// global), as reports name it.
+    pub fn key_field(&self) -> Option<&'static str> {
+        self.key.and_then(|i| self.source.fields().get(i).copied())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
     pub path: PathBuf,

@@ -469,6 +469,7 @@ impl<'a> Checker<'a> {
             _ => (report::Kind::Event, None),
         };
         let at = expired_at.map(format_ns);
+        let brule = rule.map(|r| &self.binding.rules[r.index]);
         let v = Violation {
             kind,
             constraint,
@@ -481,8 +482,12 @@ impl<'a> Checker<'a> {
             trace,
             line: line_no,
             timestamp: at.as_deref().map_or(h.timestamp, str::as_bytes),
+            time_ns: expired_at
+                .or_else(|| crate::line::timestamp_ns(h.timestamp))
+                .and_then(|t| i64::try_from(t).ok()),
             comm: h.comm,
             pid: h.pid,
+            tgid: h.tgid,
             cpu: h.cpu,
             scope: self.binding.scope.as_str(),
             key: if self.binding.scope == Scope::Global {
@@ -490,6 +495,7 @@ impl<'a> Checker<'a> {
             } else {
                 Some(key)
             },
+            key_field: brule.and_then(|r| r.key_field()),
             state: &state_text,
             event: match rule {
                 None => "none",
@@ -504,10 +510,8 @@ impl<'a> Checker<'a> {
                 .filter(|(_, f)| **f)
                 .map(|(s, _)| s.as_str())
                 .collect(),
-            rule: match rule {
-                Some(r) => format!("{}:{}", self.binding.path.display(), self.binding.rules[r.index].line),
-                None => "(none: time passed)".to_string(),
-            },
+            rule: brule.map(|r| format!("{}:{}", self.binding.path.display(), r.line)),
+            source: brule.map(|r| r.source.to_string()),
             text,
         };
         if cfg.json {
@@ -781,7 +785,8 @@ wakeup     <- tp:sched:sched_wakeup key=pid
         let (s, out, _) = run(&m, &format!("scope cpu\n{rules}"), &t);
         assert_eq!(s.violations, 1, "{out}");
         assert!(
-            out.contains("\"line\":6,") && out.contains("\"scope\":\"cpu\",\"key\":1,"),
+            out.contains("\"line\":6,")
+                && out.contains("\"scope\":\"cpu\",\"key\":{\"field\":\"cpu\",\"value\":1},"),
             "{out}"
         );
         // Global: line 2 is already a second `on`; after the reset to off,
@@ -798,7 +803,7 @@ wakeup     <- tp:sched:sched_wakeup key=pid
         let (s, out, _) = run(&m, obj, &[t.clone(), exit(0, 9)].concat());
         assert_eq!(s.violations, 1, "{out}");
         assert!(
-            out.contains("\"line\":7,") && out.contains("\"scope\":\"object\",\"key\":9,"),
+            out.contains("\"line\":7,") && out.contains("\"scope\":\"object\",\"key\":{\"field\":\"irq\",\"value\":9},"),
             "{out}"
         );
     }

@@ -41,25 +41,109 @@ pub struct Violation<'a> {
     pub trace: &'a str,
     pub line: u64,
     pub timestamp: &'a [u8],
+    /// The timestamp in nanoseconds, when it reads as one.
+    pub time_ns: Option<i64>,
     pub comm: &'a [u8],
+    /// The thread id (ftrace's `comm-PID`).
     pub pid: i64,
+    /// From the trace's `(TGID)` column, when it has one.
+    pub tgid: Option<i64>,
     pub cpu: i64,
     pub scope: &'static str,
     /// `None` for scope global.
     pub key: Option<i64>,
+    /// The key's field in the rule's source (`None` without a rule).
+    pub key_field: Option<&'a str>,
     pub state: &'a str,
     /// The model event, or `forget`.
     pub event: &'a str,
     pub allowed: Vec<&'a str>,
     /// Final states (for `not-final`).
     pub finals: Vec<&'a str>,
-    /// `binding-file:line` of the rule that fired.
-    pub rule: String,
+    /// `binding-file:line` of the rule that fired; `None` when time passed.
+    pub rule: Option<String>,
+    /// The rule's source as written in the binding (`tp:sched_switch`).
+    pub source: Option<String>,
     /// The trace line, without its newline.
     pub text: &'a [u8],
     /// Guard and invariant violations: the constraint as written and its
     /// `model-file:line`.
     pub constraint: Option<(&'a str, String)>,
+}
+
+/// The keys every engine's JSON violation starts with, in this order
+/// (docs/integration.md, "Automaton violations (all engines)").  Values an
+/// engine does not have are `null`, never left out.
+pub const CORE_KEYS: [&str; 16] = [
+    "type", "engine", "model", "kind", "state", "event", "allowed", "scope", "key", "rule",
+    "source", "time_ns", "pid", "tgid", "cpu", "comm",
+];
+
+/// The core of a JSON violation (see [`CORE_KEYS`]), shared by the
+/// offline checker and `vigil collect --check`; the kernel engine writes
+/// the same in C (bpf/monitor.c, `report_json`).
+#[derive(Debug, Clone)]
+pub struct Core<'a> {
+    /// `offline`, `collect` or `bpf`.
+    pub engine: &'a str,
+    pub model: &'a str,
+    pub kind: Kind,
+    pub state: &'a str,
+    pub event: &'a str,
+    pub allowed: &'a [&'a str],
+    pub scope: &'a str,
+    /// The instance's key (`None` for scope global) and its field's name.
+    pub key: Option<(Option<&'a str>, i64)>,
+    pub rule: Option<&'a str>,
+    pub source: Option<&'a str>,
+    pub time_ns: Option<i64>,
+    /// The thread id.
+    pub pid: Option<i64>,
+    /// The process id.
+    pub tgid: Option<i64>,
+    pub cpu: Option<i64>,
+    pub comm: Option<&'a str>,
+}
+
+fn opt_num(n: Option<i64>) -> String {
+    n.map_or("null".to_string(), |n| n.to_string())
+}
+
+fn opt_json_str(s: Option<&str>) -> String {
+    s.map_or("null".to_string(), json_str)
+}
+
+impl Core<'_> {
+    /// `{"type":"violation",…` up to the last core member, no closing brace:
+    /// the engine's extras follow, then `}`.
+    pub fn write(&self, s: &mut String) {
+        let key = match self.key {
+            None => "null".to_string(),
+            Some((field, value)) => {
+                format!("{{\"field\":{},\"value\":{value}}}", opt_json_str(field))
+            }
+        };
+        let _ = write!(
+            s,
+            "{{\"type\":\"violation\",\"engine\":{},\"model\":{},\"kind\":\"{}\",\"state\":{},\
+             \"event\":{},\"allowed\":{},\"scope\":{},\"key\":{key},\"rule\":{},\"source\":{},\
+             \"time_ns\":{},\"pid\":{},\"tgid\":{},\"cpu\":{},\"comm\":{}",
+            json_str(self.engine),
+            json_str(self.model),
+            self.kind.as_str(),
+            json_str(self.state),
+            json_str(self.event),
+            json_list(self.allowed),
+            json_str(self.scope),
+            opt_json_str(self.rule),
+            opt_json_str(self.source),
+            opt_num(self.time_ns),
+            opt_num(self.pid),
+            opt_num(self.tgid),
+            opt_num(self.cpu),
+            opt_json_str(self.comm),
+        );
+    }
 }
 
 /// `s` as the inside of a JSON string.
@@ -182,7 +266,11 @@ impl Violation<'_> {
             let what = if self.kind == Kind::Guard { "guard" } else { "invariant" };
             let _ = writeln!(s, "  {}{text} ({at})", label(what));
         }
-        let _ = writeln!(s, "  rule:     {}", self.rule);
+        let _ = writeln!(
+            s,
+            "  rule:     {}",
+            self.rule.as_deref().unwrap_or("(none: time passed)")
+        );
         let seen = if self.kind == Kind::Invariant { "seen at" } else { "line" };
         let _ = writeln!(s, "  {}{}", label(seen), lossy(self.text).trim());
         if self.kind == Kind::Event {
@@ -196,26 +284,39 @@ impl Violation<'_> {
         out.write_all(s.as_bytes())
     }
 
+    /// One JSON line: the core every engine writes, then `trace`, `line`,
+    /// `timestamp` (as the trace has it), `final` (not-final),
+    /// `constraint` and `constraint_at` (guard, invariant) and `text`.
     pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut s = String::with_capacity(512);
+        let mut s = String::with_capacity(768);
+        let comm = lossy(self.comm);
+        // An expired invariant is no task's doing: the line that showed it
+        // is `trace`/`line`/`text`.
+        let task = self.kind != Kind::Invariant;
+        Core {
+            engine: "offline",
+            model: self.model,
+            kind: self.kind,
+            state: self.state,
+            event: self.event,
+            allowed: &self.allowed,
+            scope: self.scope,
+            key: self.key.map(|k| (self.key_field, k)),
+            rule: self.rule.as_deref(),
+            source: self.source.as_deref(),
+            time_ns: self.time_ns,
+            pid: task.then_some(self.pid),
+            tgid: self.tgid.filter(|_| task),
+            cpu: task.then_some(self.cpu),
+            comm: task.then_some(&*comm),
+        }
+        .write(&mut s);
         let _ = write!(
             s,
-            "{{\"type\":\"violation\",\"kind\":\"{}\",\"model\":{},\"trace\":{},\"line\":{},\"timestamp\":{},\
-             \"comm\":{},\"pid\":{},\"cpu\":{},\"scope\":\"{}\",\"key\":{},\"state\":{},\"event\":{},\
-             \"allowed\":{}",
-            self.kind.as_str(),
-            json_str(self.model),
+            ",\"trace\":{},\"line\":{},\"timestamp\":{}",
             json_str(self.trace),
             self.line,
             json_str(&lossy(self.timestamp)),
-            json_str(&lossy(self.comm)),
-            self.pid,
-            self.cpu,
-            self.scope,
-            self.key.map_or("null".to_string(), |k| k.to_string()),
-            json_str(self.state),
-            json_str(self.event),
-            json_list(&self.allowed),
         );
         if self.kind == Kind::NotFinal {
             let _ = write!(s, ",\"final\":{}", json_list(&self.finals));
@@ -223,14 +324,42 @@ impl Violation<'_> {
         if let Some((text, at)) = &self.constraint {
             let _ = write!(s, ",\"constraint\":{},\"constraint_at\":{}", json_str(text), json_str(at));
         }
-        let _ = writeln!(
-            s,
-            ",\"rule\":{},\"text\":{}}}",
-            json_str(&self.rule),
-            json_str(lossy(self.text).trim())
-        );
+        let _ = writeln!(s, ",\"text\":{}}}", json_str(lossy(self.text).trim()));
         out.write_all(s.as_bytes())
     }
+}
+
+/// The first `CORE_KEYS.len()` top-level keys of a JSON line, in order
+/// (enough of a reader for what the writers here write; for tests).
+pub fn core_keys_of(line: &str) -> Vec<String> {
+    let b = line.as_bytes();
+    let (mut depth, mut i, mut out) = (0, 0, Vec::new());
+    let mut expect_key = false;
+    while i < b.len() {
+        match b[i] {
+            b'{' | b'[' => {
+                depth += 1;
+                expect_key = depth == 1 && b[i] == b'{';
+            }
+            b'}' | b']' => depth -= 1,
+            b',' if depth == 1 => expect_key = true,
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if expect_key {
+                    out.push(line[start..i].to_string());
+                    expect_key = false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.truncate(CORE_KEYS.len());
+    out
 }
 
 /// Counts for the closing summary.
@@ -351,16 +480,20 @@ mod tests {
             trace: "t\"x",
             line: 9,
             timestamp: b"1.5",
+            time_ns: Some(1_500_000_000),
             comm: b"a\"b",
             pid: 3,
+            tgid: None,
             cpu: 1,
             scope: "task",
             key: Some(15),
+            key_field: Some("pid"),
             state: "running",
             event: "wakeup",
             allowed: vec!["switch_out"],
             finals: vec!["not_running"],
-            rule: "w.bind:8".into(),
+            rule: Some("w.bind:8".into()),
+            source: Some("tp:sched_wakeup".into()),
             text: b"  x \"y\"\n",
             constraint: None,
         }
@@ -373,11 +506,13 @@ mod tests {
         let s = String::from_utf8(out).unwrap();
         assert_eq!(
             s,
-            "{\"type\":\"violation\",\"kind\":\"event\",\"model\":\"wwnr\",\"trace\":\"t\\\"x\",\"line\":9,\
-             \"timestamp\":\"1.5\",\"comm\":\"a\\\"b\",\"pid\":3,\"cpu\":1,\"scope\":\"task\",\"key\":15,\
-             \"state\":\"running\",\"event\":\"wakeup\",\"allowed\":[\"switch_out\"],\"rule\":\"w.bind:8\",\
-             \"text\":\"x \\\"y\\\"\"}\n"
+            "{\"type\":\"violation\",\"engine\":\"offline\",\"model\":\"wwnr\",\"kind\":\"event\",\
+             \"state\":\"running\",\"event\":\"wakeup\",\"allowed\":[\"switch_out\"],\"scope\":\"task\",\
+             \"key\":{\"field\":\"pid\",\"value\":15},\"rule\":\"w.bind:8\",\"source\":\"tp:sched_wakeup\",\
+             \"time_ns\":1500000000,\"pid\":3,\"tgid\":null,\"cpu\":1,\"comm\":\"a\\\"b\",\
+             \"trace\":\"t\\\"x\",\"line\":9,\"timestamp\":\"1.5\",\"text\":\"x \\\"y\\\"\"}\n"
         );
+        assert_eq!(core_keys_of(&s), CORE_KEYS);
         let mut g = v();
         g.key = None;
         g.kind = Kind::NotFinal;
@@ -387,11 +522,23 @@ mod tests {
         let s = String::from_utf8(out).unwrap();
         assert!(s.contains("\"kind\":\"not-final\""), "{s}");
         assert!(s.contains("\"key\":null"), "{s}");
+        assert!(s.contains("\"allowed\":[],\"scope\""), "{s}");
+        assert!(s.contains(",\"final\":[\"not_running\"],"), "{s}");
+        assert_eq!(core_keys_of(&s), CORE_KEYS);
+        let mut i = v();
+        i.kind = Kind::Invariant;
+        i.rule = None;
+        i.source = None;
+        let mut out = Vec::new();
+        i.write_json(&mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
         assert!(
-            s.contains("\"allowed\":[],\"final\":[\"not_running\"]"),
+            s.contains("\"rule\":null,\"source\":null,\"time_ns\":1500000000,\"pid\":null,\"tgid\":null,\"cpu\":null,\"comm\":null,"),
             "{s}"
         );
+        assert_eq!(core_keys_of(&s), CORE_KEYS);
     }
+
 
     #[test]
     fn violation_text() {

@@ -7,10 +7,12 @@
 //! * an in-process monitor violation, also from libvigil's `VIGIL_REPORT`
 //!   (the same keys plus `"kind":"monitor","monitor":…,"binding":…,
 //!   "rule_line":…`);
-//! * a line of `vigil check --json` (`{"type":"violation","model":…}` or
-//!   `{"type":"summary",…}`, the summary is skipped);
-//! * a line of `vigil monitor --json` (`{"type":"violation","monitor":…,
-//!   "stack":[…],"user_stack":[…]}`, summaries skipped).
+//! * an automaton violation of `vigil check --json`, `vigil collect --check
+//!   --json` or `vigil monitor --json`: one shape for all three
+//!   (`{"type":"violation","engine":…,"model":…,…}`, its core keys first,
+//!   then the engine's extras: `trace`/`line`/`text`, `stream`/`tseq`,
+//!   `stack`/`user_stack`/`render`), or a `{"type":"summary",…}` line,
+//!   skipped.
 //!
 //! Blank lines are skipped.  Anything else is an error naming `FILE:LINE`,
 //! and no SARIF at all is produced: a CI job gets a complete log or none.
@@ -124,11 +126,11 @@ impl Log {
         let converted = if let Some(t) = obj.get("type") {
             match t.as_str() {
                 Some("summary") => return Ok(()),
-                Some("violation") if obj.contains_key("model") => check_violation(&obj)?,
-                Some("violation") if obj.contains_key("monitor") => bpf_violation(&obj)?,
+                Some("violation") if obj.contains_key("engine") => automaton_violation(&obj)?,
                 Some("violation") => {
                     return Err(
-                        "a \"violation\" line without \"model\" (vigil check) or \"monitor\" (vigil monitor)"
+                        "a \"violation\" line without \"engine\" (vigil check, collect --check and monitor \
+                         write it; an older vigil's report?)"
                             .into(),
                     )
                 }
@@ -479,26 +481,58 @@ fn violation_head(obj: &Map<String, Value>, name: &str) -> Result<String, String
     let event = opt_str(obj, "event")?;
     Ok(match opt_str(obj, "kind")? {
         "not-final" => format!("{name}: instance forgotten in non-final state {state}"),
+        "guard" => format!("{name}: guard false for event {event} in state {state}"),
+        "invariant" => format!("{name}: invariant of state {state} expired"),
+        "ltl" => format!("{name}: the property does not hold after {event} (the automaton was in {state})"),
         _ => format!("{name}: event {event} not allowed in state {state}"),
     })
 }
 
-/// `vigil check --json`: a violation in a recorded trace.
-fn check_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String> {
+/// A JSON number or string member as text ("" when absent or null).
+fn scalar(obj: &Map<String, Value>, key: &str) -> String {
+    match obj.get(key) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// An automaton violation of any engine (`vigil check --json`, `vigil
+/// collect --check --json`, `vigil monitor --json`): the core keys every
+/// engine writes (docs/integration.md, "Automaton violations (all
+/// engines)"), and the engine's extras where it has them (`trace`/`line`/
+/// `text` offline; `stack`/`user_stack`/`render` in the kernel).
+fn automaton_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String> {
     let model = req_str(obj, "model")?;
-    let trace = opt_str(obj, "trace")?;
     let rule = opt_str(obj, "rule")?;
-    let task = match (
-        obj.get("comm").and_then(Value::as_str),
-        obj.get("pid"),
-        obj.get("cpu"),
-    ) {
-        (Some(c), Some(p), Some(cpu)) => format!("{c}-{p} on cpu {cpu}"),
-        _ => String::new(),
+    let trace = opt_str(obj, "trace")?;
+    let (comm, pid, cpu) = (scalar(obj, "comm"), scalar(obj, "pid"), scalar(obj, "cpu"));
+    let mut task = match (comm.is_empty(), pid.is_empty()) {
+        (_, true) => String::new(),
+        (true, false) => format!("thread {pid}"),
+        (false, false) => format!("{comm}-{pid}"),
     };
-    let instance = match (opt_str(obj, "scope")?, obj.get("key")) {
-        (s, Some(k)) if !k.is_null() => format!("{s} {k}"),
-        (s, _) => s.to_string(),
+    if !task.is_empty() && !cpu.is_empty() {
+        task.push_str(&format!(" on cpu {cpu}"));
+    }
+    let key = match obj.get("key") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::Object(k)) => match (scalar(k, "field"), scalar(k, "value")) {
+            (f, v) if f.is_empty() => v,
+            (f, v) => format!("{f}={v}"),
+        },
+        Some(other) => {
+            return Err(format!(
+                "\"key\" must be an object {{\"field\",\"value\"}} or null, found {}",
+                kind_of(other)
+            ))
+        }
+    };
+    let scope = opt_str(obj, "scope")?;
+    let instance = if key.is_empty() {
+        scope.to_string()
+    } else {
+        format!("{scope} {key}")
     };
     let msg = message(
         violation_head(obj, model)?,
@@ -508,61 +542,33 @@ fn check_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String> {
             ("allowed", &list(obj, "allowed")?),
             ("final", &list(obj, "final")?),
             ("rule", rule),
-            ("line", opt_str(obj, "text")?),
-        ],
-    );
-    let mut result = json!({ "message": msg });
-    // The trace line is where the violation shows; standard input has no
-    // file to point at.
-    let no_file =
-        trace.is_empty() || trace == "-" || (trace.starts_with('<') && trace.ends_with('>'));
-    if !no_file {
-        let line = opt_pos(obj, "line")?;
-        result["locations"] = json!([{ "physicalLocation": physical(trace, line, None) }]);
-    }
-    if let Some((file, line, col)) = parse_location(rule) {
-        result["relatedLocations"] = json!([{
-            "id": 1,
-            "physicalLocation": physical(file, Some(line), col),
-            "message": {"text": "the binding rule that fired"},
-        }]);
-    }
-    Ok((
-        Rule {
-            id: format!("monitor/{model}"),
-            short: format!("automaton model {model}"),
-            full: None,
-        },
-        result,
-    ))
-}
-
-/// `vigil monitor --json` (eBPF): a violation seen live.
-fn bpf_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String> {
-    let monitor = req_str(obj, "monitor")?;
-    let binding = opt_str(obj, "binding")?;
-    let task = match (
-        obj.get("comm").and_then(Value::as_str),
-        obj.get("pid"),
-        obj.get("cpu"),
-    ) {
-        (Some(c), Some(p), Some(cpu)) => format!("{c}-{p} on cpu {cpu}"),
-        _ => String::new(),
-    };
-    let msg = message(
-        violation_head(obj, monitor)?,
-        &[
-            ("task", &task),
-            ("allowed", &list(obj, "allowed")?),
             ("source", opt_str(obj, "source")?),
+            ("line", opt_str(obj, "text")?),
             ("picture", opt_str(obj, "render")?),
         ],
     );
     let mut result = json!({ "message": msg });
-    if let Some((file, line, col)) = parse_location(binding) {
-        result["locations"] = json!([{ "physicalLocation": physical(file, Some(line), col) }]);
-    } else if !binding.is_empty() {
-        result["locations"] = json!([{ "physicalLocation": physical(binding, None, None) }]);
+    // Offline, the trace line is where the violation shows (standard input
+    // has no file to point at) and the rule is related; live (no trace),
+    // the rule is the location.
+    let rule_at = parse_location(rule).map(|(file, line, col)| physical(file, Some(line), col));
+    if trace.is_empty() {
+        if let Some(p) = rule_at {
+            result["locations"] = json!([{ "physicalLocation": p }]);
+        }
+    } else {
+        let no_file = trace == "-" || (trace.starts_with('<') && trace.ends_with('>'));
+        if !no_file {
+            let line = opt_pos(obj, "line")?;
+            result["locations"] = json!([{ "physicalLocation": physical(trace, line, None) }]);
+        }
+        if let Some(p) = rule_at {
+            result["relatedLocations"] = json!([{
+                "id": 1,
+                "physicalLocation": p,
+                "message": {"text": "the binding rule that fired"},
+            }]);
+        }
     }
     let thread = obj
         .get("pid")
@@ -572,8 +578,8 @@ fn bpf_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String> {
     add_stack(&mut result, obj, "user_stack", "user stack", thread)?;
     Ok((
         Rule {
-            id: format!("monitor/{monitor}"),
-            short: format!("monitor {monitor}"),
+            id: format!("monitor/{model}"),
+            short: format!("automaton model {model}"),
             full: None,
         },
         result,
@@ -808,7 +814,7 @@ mod tests {
 
     const MONITOR: &str = r#"{"assertion":"mutex (/work/examples/mutex/mutex.bind)","text":"model mutex (/work/models/mutex.dot), scope object","reason":"monitor-invalid-event","explanation":"event lock is not allowed in state locked","event":"lock <- return:pthread_mutex_lock key=arg0 if ret == 35 (mutex.bind:17)","values":"key = 0x7ffca7260a20","allowed":"unlock","kind":"monitor","monitor":"mutex","binding":"/work/examples/mutex/mutex.bind","model":"/work/models/mutex.dot","scope":"object","state":"locked","key":"0x7ffca7260a20","source":"return:pthread_mutex_lock","rule_line":17,"render":"vigil render /work/models/mutex.dot --highlight locked:lock","thread":20379,"thread_name":"main-thread","pid":20379,"backtrace":["/tmp/t(relock+0x73) [0x565315754533]","/tmp/t(main+0x26b) [0x5653157547eb]"]}"#;
 
-    const CHECK: &str = r#"{"type":"violation","kind":"event","model":"wwnr","trace":"inputs/wakeup-running.trace","line":6,"timestamp":"5453.816000","comm":"kworker/1:0","pid":77,"cpu":1,"scope":"task","key":1234,"state":"running","event":"wakeup","allowed":["switch_out"],"rule":"/repo/models/wwnr.bind:9","text":"kworker/1:0-77 [001] d..3. 5453.816000: sched_wakeup: comm=bash pid=1234"}
+    const CHECK: &str = r#"{"type":"violation","engine":"offline","model":"wwnr","kind":"event","state":"running","event":"wakeup","allowed":["switch_out"],"scope":"task","key":{"field":"pid","value":1234},"rule":"/repo/models/wwnr.bind:9","source":"tp:sched_wakeup","time_ns":5453816000000,"pid":77,"tgid":null,"cpu":1,"comm":"kworker/1:0","trace":"inputs/wakeup-running.trace","line":6,"timestamp":"5453.816000","text":"kworker/1:0-77 [001] d..3. 5453.816000: sched_wakeup: comm=bash pid=1234"}
 {"type":"summary","model":"wwnr","trace":"inputs/wakeup-running.trace","lines":10,"events":8,"matched":8,"violations":1,"instances":2,"instances_live":0,"lost_markers":0,"lost_events":0,"malformed":0,"elapsed_s":0.000100,"events_per_s":80000}"#;
 
     fn run(v: &Value) -> &Value {
@@ -985,7 +991,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\ntask: kworker/1:0-77 on cpu 1\n"), "{text}");
-        assert!(text.contains("\ninstance: task 1234\n"), "{text}");
+        assert!(text.contains("\ninstance: task pid=1234\n"), "{text}");
         let pl = &r["locations"][0]["physicalLocation"];
         assert_eq!(pl["artifactLocation"]["uri"], "inputs/wakeup-running.trace");
         assert_eq!(pl["region"]["startLine"], 6);
@@ -1000,7 +1006,7 @@ mod tests {
 
     #[test]
     fn check_not_final_from_stdin() {
-        let line = r#"{"type":"violation","kind":"not-final","model":"m","trace":"<stdin>","line":3,"timestamp":"1","comm":"c","pid":1,"cpu":0,"scope":"global","key":null,"state":"s","event":"forget","allowed":[],"final":["f"],"rule":"m.bind:2","text":"x"}"#;
+        let line = r#"{"type":"violation","engine":"offline","model":"m","kind":"not-final","state":"s","event":"forget","allowed":[],"scope":"global","key":null,"rule":"m.bind:2","source":"tp:sched_switch","time_ns":1000000000,"pid":1,"tgid":null,"cpu":0,"comm":"c","trace":"<stdin>","line":3,"timestamp":"1","final":["f"],"text":"x"}"#;
         let v = convert_str("r", line).unwrap();
         let r = &run(&v)["results"][0];
         let text = r["message"]["text"].as_str().unwrap();
@@ -1019,7 +1025,7 @@ mod tests {
 
     #[test]
     fn bpf_monitor_report() {
-        let line = r#"{"type":"violation","monitor":"wwnr","kind":"event","state":"running","event":"wakeup","allowed":["switch_out"],"key":{"field":"pid","value":12},"cpu":1,"pid":12,"tgid":12,"comm":"bash","time_ns":5,"source":"sched:sched_wakeup","binding":"/m/wwnr.bind:9","stack":[{"addr":"0xffffffff81000000","sym":"try_to_wake_up+0x10"}],"user_stack":[],"render":"vigil render wwnr"}"#;
+        let line = r#"{"type":"violation","engine":"bpf","model":"wwnr","kind":"event","state":"running","event":"wakeup","allowed":["switch_out"],"scope":"task","key":{"field":"pid","value":12},"rule":"/m/wwnr.bind:9","source":"tp:sched_wakeup","time_ns":5,"pid":12,"tgid":12,"cpu":1,"comm":"bash","stack":[{"addr":"0xffffffff81000000","sym":"try_to_wake_up+0x10"}],"user_stack":[],"render":"vigil render wwnr"}"#;
         let v = convert_str("r", line).unwrap();
         let r = &run(&v)["results"][0];
         assert_eq!(r["ruleId"], "monitor/wwnr");
@@ -1032,6 +1038,22 @@ mod tests {
         assert_eq!(loc["logicalLocations"][0]["name"], "try_to_wake_up+0x10");
         assert_eq!(loc["properties"]["address"], "0xffffffff81000000");
         assert_eq!(r["stacks"][0]["message"]["text"], "kernel stack of task 12");
+    }
+
+    #[test]
+    fn collect_report() {
+        let line = r#"{"type":"violation","engine":"collect","model":"mutex","kind":"event","state":"unlocked","event":"unlock","allowed":["lock"],"scope":"object","key":{"field":"arg0","value":2748},"rule":"/m/mutex.bind:7","source":"call:pthread_mutex_unlock","time_ns":5,"pid":11,"tgid":10,"cpu":null,"comm":null,"stream":"s1","program":"t","tseq":3,"stream_event":"entry pthread_mutex_unlock"}"#;
+        let v = convert_str("r", line).unwrap();
+        let r = &run(&v)["results"][0];
+        assert_eq!(r["ruleId"], "monitor/mutex");
+        let text = r["message"]["text"].as_str().unwrap();
+        assert!(text.contains("\ntask: thread 11\n"), "{text}");
+        assert!(text.contains("\ninstance: object arg0=2748\n"), "{text}");
+        assert!(text.contains("\nsource: call:pthread_mutex_unlock"), "{text}");
+        let pl = &r["locations"][0]["physicalLocation"];
+        assert_eq!(pl["artifactLocation"]["uri"], "file:///m/mutex.bind");
+        assert_eq!(pl["region"]["startLine"], 7);
+        assert_eq!(r["properties"]["tseq"], 3);
     }
 
     #[test]
@@ -1080,7 +1102,16 @@ mod tests {
             ("42", "found a number"),
             (r#"{"hello":1}"#, "not a vigil report"),
             (r#"{"type":"weird"}"#, "unknown report type \"weird\""),
-            (r#"{"type":"violation","state":"s"}"#, "without \"model\""),
+            (r#"{"type":"violation","state":"s"}"#, "without \"engine\""),
+            (
+                r#"{"type":"violation","monitor":"wwnr","state":"s","binding":"b:1"}"#,
+                "without \"engine\"",
+            ),
+            (r#"{"type":"violation","engine":"bpf","state":"s"}"#, "missing \"model\""),
+            (
+                r#"{"type":"violation","engine":"bpf","model":"m","state":"s","key":5}"#,
+                "\"key\" must be an object",
+            ),
             (
                 r#"{"assertion":5,"reason":"x"}"#,
                 "\"assertion\" must be a string, found a number",
@@ -1101,9 +1132,9 @@ mod tests {
                 r#"{"assertion":"a.c:1:1","reason":"r","backtrace":[{"line":"x"}]}"#,
                 "backtrace frame 0: \"line\" must be a non-negative integer",
             ),
-            (r#"{"type":"violation","model":"m"}"#, "missing \"state\""),
+            (r#"{"type":"violation","engine":"offline","model":"m"}"#, "missing \"state\""),
             (
-                r#"{"type":"violation","model":"m","state":"s","allowed":"x"}"#,
+                r#"{"type":"violation","engine":"offline","model":"m","state":"s","allowed":"x"}"#,
                 "\"allowed\" must be an array",
             ),
             (

@@ -214,9 +214,12 @@ fn check_reports_violations_as_they_happen() {
     assert_eq!(v.len(), 1, "{out}");
     assert_eq!(v[0]["state"], "unlocked");
     assert_eq!(v[0]["event"], "unlock");
-    assert_eq!(v[0]["key"], 0xabc);
+    assert_eq!(v[0]["engine"], "collect");
+    assert_eq!(v[0]["key"]["value"], 0xabc);
+    assert_eq!(v[0]["pid"], 7, "pid is the thread");
     assert_eq!(v[0]["tseq"], 3);
-    assert_eq!(v[0]["source"], "entry pthread_mutex_unlock");
+    assert_eq!(v[0]["stream_event"], "entry pthread_mutex_unlock");
+    assert_eq!(v[0]["source"], "call:pthread_mutex_unlock");
     assert!(v[0]["rule"].as_str().unwrap().ends_with("m.bind:4"), "{}", v[0]);
 }
 

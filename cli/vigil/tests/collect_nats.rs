@@ -327,7 +327,9 @@ fn check_on_a_member_reports_a_violation_that_went_through_nats() {
     assert_eq!(v.len(), 1, "{out}");
     assert_eq!(v[0]["state"], "unlocked");
     assert_eq!(v[0]["event"], "unlock");
-    assert_eq!(v[0]["key"], 0xabc);
+    assert_eq!(v[0]["engine"], "collect");
+    assert_eq!(v[0]["key"]["value"], 0xabc);
+    assert_eq!(v[0]["pid"], 7, "pid is the thread");
     assert_eq!(v[0]["tseq"], 3);
     assert!(err.contains(&format!("{subject} message 1 (producer stream not named): ")) && err.contains("; skipped"), "{err}");
     assert!(err.contains("(1 skipped, 0 redelivered)"), "{err}");

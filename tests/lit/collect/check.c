@@ -4,7 +4,11 @@
 // as it happens, stored in the catalog, and makes the exit status 1.
 // RUN: %vigil-cc -O1 --vigil-trace=pthread_mutex_lock,pthread_mutex_unlock,pthread_mutex_destroy %s -o %t -lpthread
 // RUN: rm -rf %t.store
-// RUN: %collect run --store %t.store --streams 1 --collector-arg=--check --collector-arg=%root/examples/mutex/mutex.bind --collector-arg=--json '%t' | FileCheck %s --check-prefix=OUT
+// RUN: %collect run --store %t.store --streams 1 --collector-arg=--check --collector-arg=%root/examples/mutex/mutex.bind --collector-arg=--json '%t' > %t.out
+// RUN: FileCheck %s --check-prefix=OUT < %t.out
+// The core keys every engine's violation starts with (tests/lit/bpf/core-keys.test).
+// RUN: %python %root/tests/lit/report/inputs/core_keys.py %t.out | FileCheck %s --check-prefix=CORE
+// CORE: collect: 1 violation(s), core keys ok
 // RUN: %collect summary --store %t.store | FileCheck %s --check-prefix=SUM
 // RUN: sqlite3 %t.store/catalog.sqlite "SELECT model, state, event, source FROM violations" | FileCheck %s --check-prefix=SQL
 #include <pthread.h>
@@ -29,7 +33,7 @@ int main(void) {
   return 0;
 }
 // OUT: producer exit 0
-// OUT: {"type":"violation","kind":"event","model":"mutex",{{.*}}"source":"entry pthread_mutex_unlock","scope":"object",{{.*}}"state":"unlocked","event":"unlock","allowed":["lock"],"rule":"{{.*}}mutex.bind:{{[0-9]+}}"}
+// OUT: {"type":"violation","engine":"collect","model":"mutex","kind":"event","state":"unlocked","event":"unlock","allowed":["lock"],"scope":"object","key":{"field":"arg0","value":{{[0-9]+}}},"rule":"{{.*}}mutex.bind:{{[0-9]+}}","source":"call:pthread_mutex_unlock","time_ns":{{[0-9]+}},"pid":{{[0-9]+}},"tgid":{{[0-9]+}},"cpu":null,"comm":null,"stream":{{.*}},"stream_event":"entry pthread_mutex_unlock"}
 // OUT-NOT: "type":"violation"
 // OUT: checked: {{[0-9]+}} events, {{[0-9]+}} rule firings, 1 violation(s)
 // OUT: collector exit 1

@@ -9,6 +9,10 @@ must come last and its counts must add up: reported + dropped = violations."""
 import json
 import sys
 
+# The core every engine's violation starts with (docs/integration.md).
+CORE = ["type", "engine", "model", "kind", "state", "event", "allowed", "scope", "key", "rule",
+        "source", "time_ns", "pid", "tgid", "cpu", "comm"]
+
 model, path = sys.argv[1], sys.argv[2]
 user = "--user" in sys.argv
 lines = [l for l in open(path) if l.strip()]
@@ -20,11 +24,13 @@ viol = recs[:-1]
 kinds = {}
 for v in viol:
     assert v["type"] == "violation", v
-    assert v["monitor"] == summary["monitor"], v
+    assert v["engine"] == "bpf" and v["model"] == summary["monitor"], v
     assert v["event"] not in v["allowed"], v
-    for k in ("state", "cpu", "pid", "tgid", "comm", "time_ns", "source", "binding", "key"):
-        assert k in v, (k, v)
-    assert v["binding"].rsplit(":", 1)[1].isdigit(), v
+    assert list(v)[:len(CORE)] == CORE, (list(v), v)
+    for k in ("state", "cpu", "pid", "tgid", "comm", "time_ns", "source", "rule"):
+        assert v[k] is not None, (k, v)
+    assert v["key"] is None or set(v["key"]) == {"field", "value"}, v
+    assert v["rule"].rsplit(":", 1)[1].isdigit(), v
     assert v["render"] == "vigil render %s --highlight %s:%s" % (model, v["state"], v["event"]), v
     stack = v["user_stack"] if user else v["stack"]
     assert stack and all(f["addr"].startswith("0x") for f in stack), v

@@ -31,7 +31,7 @@ def main():
         if chk.returncode not in (0, 1):
             sys.exit(f"vigil check failed: {chk.stderr}")
         found = [v for v in map(json.loads, chk.stdout.splitlines())
-                 if v["type"] == "violation" and v["kind"] == kind and v["key"] == tid]
+                 if v["type"] == "violation" and v["kind"] == kind and v["key"] and v["key"]["value"] == tid]
         print(delay.replace(f"{tid}", "TID"))
         print("victim: reported" if found else "victim: not reported")
         for v in found:
