@@ -25,7 +25,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by the loader before loading (read-only: the verifier prunes the
  * branches of the other scopes). */
-const volatile __u32 vigil_kind = 0; /* enum vk_kind: VK_DA or VK_LTL */
+const volatile __u32 vigil_kind = 0; /* enum vk_kind */
+/* 0 under --conform: the events' own times drive expiry, not timers. */
+const volatile __u32 vigil_use_timers = 1;
 const volatile __u32 vigil_nevents = 1;
 const volatile __u32 vigil_scope = 0;
 const volatile __u32 vigil_has_start_rules = 0;
@@ -34,26 +36,31 @@ const volatile __u32 vigil_ncpus = 1;
 
 /* vk_step.h's table accessors, as map lookups (defined below the maps). */
 struct vk_cmp;
+struct vk_edge;
+struct vk_inv;
+struct vk_guard;
 struct vk_ltl;
 struct vk_ltl_state;
 struct vk_ltl_term;
 static __always_inline __u16 vigil_next_at(__u32 cell);
 static __always_inline __u8 vigil_final_at(__u32 state);
 static __always_inline const struct vk_cmp *vigil_cmp_at(__u32 i);
+static __always_inline struct vk_edge vigil_edge_at(__u32 cell);
+static __always_inline const struct vk_inv *vigil_inv_at(__u32 state);
+static __always_inline const struct vk_guard *vigil_guard_at(__u32 g);
 static __always_inline const struct vk_ltl *vigil_ltl_at(void);
 static __always_inline const struct vk_ltl_state *vigil_ltl_state_at(__u32 s);
 static __always_inline const struct vk_ltl_term *vigil_ltl_term_at(__u32 t);
 #define VK_NEXT(m, cell) vigil_next_at(cell)
 #define VK_FINAL(m, state) vigil_final_at(state)
 #define VK_CMP(m, i) vigil_cmp_at(i)
-/* Plain automata only (the loader refuses the others): no edge, invariant
- * or guard is ever read. */
-#define VK_EDGE(m, cell) ((struct vk_edge){ .guard = 0xffff })
-#define VK_INV(m, state) ((const struct vk_inv *)0)
-#define VK_GUARD(m, g) ((const struct vk_guard *)0)
+#define VK_EDGE(m, cell) vigil_edge_at(cell)
+#define VK_INV(m, state) vigil_inv_at(state)
+#define VK_GUARD(m, g) vigil_guard_at(g)
 #define VK_NEVENTS(m) vigil_nevents
 #define VK_HAS_START(m) vigil_has_start_rules
-#define VK_KIND(m) VK_DA
+#define VK_KIND(m) vigil_kind
+#define VK_MAX_GUARD_CMPS VIGIL_MAX_GUARD_CMPS
 #define VK_MAX_RULE_CONDS VIGIL_MAX_CONDS
 #define VK_LTL_MAX_STATES VIGIL_LTL_MAX_STATES
 #define VK_LTL_MAX_TERMS VIGIL_LTL_MAX_TERMS
@@ -134,6 +141,46 @@ static __always_inline const struct vk_ltl_state *vigil_ltl_state_at(__u32 s)
 static __always_inline const struct vk_ltl_term *vigil_ltl_term_at(__u32 t)
 {
 	return bpf_map_lookup_elem(&vigil_ltl_terms, &t);
+}
+
+/* A hybrid automaton's sections: per cell its edge (guard, resets), per
+ * state its invariant, and the guards. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vk_edge);
+} vigil_edges SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vk_inv);
+} vigil_invs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vk_guard);
+} vigil_guards SEC(".maps");
+
+static __always_inline struct vk_edge vigil_edge_at(__u32 cell)
+{
+	struct vk_edge *e = bpf_map_lookup_elem(&vigil_edges, &cell);
+
+	return e ? *e : (struct vk_edge){ .guard = VK_NONE };
+}
+
+static __always_inline const struct vk_inv *vigil_inv_at(__u32 state)
+{
+	return bpf_map_lookup_elem(&vigil_invs, &state);
+}
+
+static __always_inline const struct vk_guard *vigil_guard_at(__u32 g)
+{
+	return bpf_map_lookup_elem(&vigil_guards, &g);
 }
 
 static __always_inline __u16 vigil_next_at(__u32 cell)
@@ -319,42 +366,54 @@ static __always_inline enum store_result inst_store(__u64 key, __u32 *p, __u32 c
 	return INST_STORED;
 }
 
-static __always_inline void report(void *ctx, struct vk_result res, const struct vk_rule *r, __u32 id,
-				   __u32 src, __u64 key, int user)
+/* A record for the ring buffer, or NULL (stopped, or the buffer is full:
+ * counted). */
+static __always_inline struct vigil_violation *record(struct vk_result res, __u32 event, __u32 id,
+						       __u32 src, __u64 key)
 {
 	struct vigil_violation *v;
-	__u64 pid_tgid;
 
 	if (vigil_reactor_stop && __sync_val_compare_and_swap(&vigil_stopped, 0, 1) != 0)
-		return;
+		return NULL;
 	count(VIGIL_CNT_VIOLATIONS);
 	v = bpf_ringbuf_reserve(&vigil_violations, sizeof(*v), 0);
 	if (!v) {
 		count(VIGIL_CNT_DROPS);
-		return;
+		return NULL;
 	}
-	pid_tgid = bpf_get_current_pid_tgid();
 	v->ktime = bpf_ktime_get_ns();
 	v->key = key;
 	v->kind = res.verdict;
 	v->state = res.verdict == VK_V_LTL ? res.states : res.from;
-	v->event = r->event;
+	v->event = event;
 	v->rule = id;
 	v->source = src;
 	v->cpu = bpf_get_smp_processor_id();
+	v->entry_ret = 0;
+	v->at = 0;
+	v->kstack_sz = 0;
+	v->ustack_sz = 0;
+	return v;
+}
+
+static __always_inline void report(void *ctx, struct vk_result res, const struct vk_rule *r, __u32 id,
+				   __u32 src, __u64 key, int user)
+{
+	struct vigil_violation *v = record(res, r->event, id, src, key);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!v)
+		return;
 	v->pid = (__u32)pid_tgid;
 	v->tgid = pid_tgid >> 32;
 	bpf_get_current_comm(v->comm, sizeof(v->comm));
-	v->entry_ret = 0;
 	if (user) {
-		v->kstack_sz = 0;
 		v->ustack_sz = bpf_get_stack(ctx, v->ustack, sizeof(v->ustack), BPF_F_USER_STACK);
 		if (user == USER_ENTRY)
 			bpf_probe_read_user(&v->entry_ret, sizeof(v->entry_ret),
 					    (void *)PT_REGS_SP((struct pt_regs *)ctx));
 	} else {
 		v->kstack_sz = bpf_get_stack(ctx, v->kstack, sizeof(v->kstack), 0);
-		v->ustack_sz = 0;
 	}
 	bpf_ringbuf_submit(v, 0);
 }
@@ -446,11 +505,14 @@ static __always_inline void apply_ltl(void *ctx, const struct vk_rule *r, __u32 
 	}
 }
 
+#include "monitor_hybrid.bpf.h"
+
 /* The shared rule loop: f holds the source's nown own fields; the common
  * fields are appended here (nown < 0: f holds them already, the
  * conformance program). */
 static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int nown, int user)
 {
+	__u64 now = 0;
 	struct vigil_rules *rs;
 	__u64 id;
 	__u32 n;
@@ -474,10 +536,20 @@ static __always_inline int run_rules(void *ctx, __u32 src, __u64 *f, const int n
 			break;
 		if (!vk_rule_holds(0, &rs->rule[i], (const vk_s64 *)f))
 			continue;
-		if (vigil_kind == VK_LTL)
+		if (vigil_kind == VK_LTL) {
 			apply_ltl(ctx, &rs->rule[i], rs->id[i], f, src, user);
-		else
+		} else if (vigil_kind == VK_HA) {
+			/* Uprobe programs cannot use maps with timers or locks: the
+			 * constant `user` drops this branch, and the map, from them
+			 * (the loader refuses hybrid models with function sources). */
+			if (user == KERNEL) {
+				if (!now)
+					now = vigil_now(f);
+				apply_ha(ctx, &rs->rule[i], rs->id[i], f, src, now);
+			}
+		} else {
 			apply(ctx, &rs->rule[i], rs->id[i], f, src, user);
+		}
 	}
 	return 0;
 }
@@ -730,10 +802,10 @@ int BPF_KRETPROBE(uprobe_return)
 /*
  * The conformance corpus through this engine (tests/conformance, `vigil
  * conform --bpf-runner`): the loader writes one event (its source slot and
- * all its fields, common ones included) into vigil_test_event and runs this
- * program with BPF_PROG_TEST_RUN, so that the rule loop, the step and the
- * instance maps above run in the kernel exactly as for a tracepoint hit;
- * only where the fields come from differs.  Never attached.
+ * all its fields, common ones included) into vigil_test_event and makes a
+ * system call that runs this program, so that the rule loop, the step and
+ * the instance maps above run in the kernel exactly as for a tracepoint
+ * hit; only where the fields come from differs.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -742,14 +814,27 @@ struct {
 	__type(value, struct vigil_test_event);
 } vigil_test_event SEC(".maps");
 
-SEC("raw_tp")
-int conform_event(void *ctx)
+/* Attached to sys_enter and run only for the loader's thread, when it
+ * has armed an event (then a getppid() runs it): a tracepoint program,
+ * unlike a raw_tp one that BPF_PROG_TEST_RUN could run, may use the
+ * hybrid instances' locks and timers. */
+const volatile __u32 vigil_conform_tid = 0;
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(conform_event, struct pt_regs *regs, long id)
 {
 	__u32 zero = 0;
 	struct vigil_test_event *e = bpf_map_lookup_elem(&vigil_test_event, &zero);
 	FIELDS;
 
-	if (!e)
+	if (!e || !e->armed || (__u32)bpf_get_current_pid_tgid() != vigil_conform_tid)
+		return 0;
+	e->armed = 0;
+	vigil_test_now = e->ts;
+	/* As time passes before the event: the expiries up to it first. */
+	if (vigil_kind == VK_HA)
+		expire_all(e->ts);
+	if (e->slot == VIGIL_TEST_TICK)
 		return 0;
 	for (int i = 0; i < VIGIL_MAX_FIELDS; i++)
 		f[i] = e->f[i];

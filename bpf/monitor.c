@@ -363,6 +363,9 @@ static const char *state_set(unsigned set, char *buf, size_t len)
 	return buf;
 }
 
+/* The rule of an invariant a timer found expired: none; time passed. */
+static struct model_rule timer_rule = { .source_text = "timer", .key = -1 };
+
 /* The ring buffer's callback: one violation record. */
 static int handle_violation(void *ctx, void *data, size_t size)
 {
@@ -370,20 +373,21 @@ static int handle_violation(void *ctx, void *data, size_t size)
 	const struct vigil_violation *v = data;
 
 	(void)ctx;
-	if (size < sizeof(*v) || v->rule >= (unsigned)model.nrules)
+	if (size < sizeof(*v) || (v->rule >= (unsigned)model.nrules && v->rule != VIGIL_RULE_TIMER))
 		return 0;
 	if (opt.stop && stop_seen)
 		return 0;
 	memset(&rp, 0, sizeof(rp));
 	rp.v = v;
-	rp.r = &model.rules[v->rule];
+	rp.r = v->rule == VIGIL_RULE_TIMER ? &timer_rule : &model.rules[v->rule];
 	nreports++;
 	memcpy(rp.comm, v->comm, 16);
 	collect_stacks(&rp);
 	rp.st = v->state < (unsigned)model.nstates ? v->state : 0;
 	rp.state = v->kind == VK_V_LTL ? state_set(v->state, rp.states, sizeof(rp.states)) : model.states[rp.st];
 	rp.event = model_event_name(&model, v->event);
-	rp.keyname = rp.r->key >= 0 ? model_field_name(rp.r, rp.r->key) : NULL;
+	rp.keyname = rp.r == &timer_rule ? (model.scope == VK_GLOBAL ? NULL : "key")
+		     : rp.r->key >= 0 ? model_field_name(rp.r, rp.r->key) : NULL;
 	if (opt.json)
 		report_json(stdout, &rp);
 	else
@@ -643,6 +647,23 @@ static void size_ltl_maps(void)
 	bpf_map__set_max_entries(skel->maps.vigil_inst_state, 1);
 }
 
+/* A hybrid automaton's maps: edges, invariants, guards, and its instances
+ * (with lock and timer) in place of the automata's. */
+static void size_hybrid_maps(void)
+{
+	const struct vk_header *h = model.vk.h;
+
+	if (h->kind != VK_HA) {
+		bpf_map__set_max_entries(skel->maps.vigil_ha_inst, 1);
+		return;
+	}
+	bpf_map__set_max_entries(skel->maps.vigil_edges, h->nstates * h->nevents);
+	bpf_map__set_max_entries(skel->maps.vigil_invs, h->nstates);
+	bpf_map__set_max_entries(skel->maps.vigil_guards, h->nguards ? h->nguards : 1);
+	bpf_map__set_max_entries(skel->maps.vigil_ha_inst, opt.instances);
+	bpf_map__set_max_entries(skel->maps.vigil_inst_state, 1);
+}
+
 /* Open the skeleton, size its maps, load only the programs the binding needs. */
 static void open_and_load(const struct usage *u, int ncpus, bool conform)
 {
@@ -656,6 +677,8 @@ static void open_and_load(const struct usage *u, int ncpus, bool conform)
 		lu_die("cannot open the BPF object: %s", strerror(errno));
 	}
 	skel->rodata->vigil_kind = model.vk.h->kind;
+	skel->rodata->vigil_use_timers = !conform;
+	skel->rodata->vigil_conform_tid = conform ? (__u32)gettid() : 0;
 	skel->rodata->vigil_nevents = model.nevents;
 	skel->rodata->vigil_scope = model.scope;
 	skel->rodata->vigil_has_start_rules = model.vk.h->has_start;
@@ -667,6 +690,7 @@ static void open_and_load(const struct usage *u, int ncpus, bool conform)
 	if (model.scope == VK_TASK || model.scope == VK_OBJECT)
 		bpf_map__set_max_entries(skel->maps.vigil_inst_state, opt.instances);
 	size_ltl_maps();
+	size_hybrid_maps();
 	if (!u->any_return)
 		bpf_map__set_max_entries(skel->maps.vigil_saved_args, 1);
 	for (int t = 0; t < VIGIL_NR_TRACEPOINTS; t++) {
@@ -706,6 +730,12 @@ static void fill_model(void)
 	fill_array(skel->maps.vigil_next, model.vk.next, sizeof(__u16), h->nstates * h->nevents, "transition");
 	fill_array(skel->maps.vigil_finals, model.vk.finals, sizeof(__u8), h->nstates, "final-state");
 	fill_array(skel->maps.vigil_cmps, model.vk.cmps, sizeof(struct vk_cmp), h->ncmps, "condition");
+	if (h->kind == VK_HA) {
+		fill_array(skel->maps.vigil_edges, model.vk.edges, sizeof(struct vk_edge), h->nstates * h->nevents,
+			   "edge");
+		fill_array(skel->maps.vigil_invs, model.vk.inv, sizeof(struct vk_inv), h->nstates, "invariant");
+		fill_array(skel->maps.vigil_guards, model.vk.guards, sizeof(struct vk_guard), h->nguards, "guard");
+	}
 	if (model.vk.ltl) {
 		fill_array(skel->maps.vigil_ltl, model.vk.ltl, sizeof(struct vk_ltl), 1, "LTL automaton");
 		fill_array(skel->maps.vigil_ltl_states, model.vk.ltl_states, sizeof(struct vk_ltl_state),
@@ -923,6 +953,10 @@ static int run_conformance(void)
 	open_and_load(&none, ncpus, true);
 	fill_model();
 	fill_rules();
+	if (!bpf_program__attach(skel->progs.conform_event)) {
+		lu_libbpf_log_print();
+		lu_die("cannot attach the conformance program to sys_enter: %s", strerror(errno));
+	}
 	return conform_run(skel, &model, opt.conform);
 }
 
@@ -951,6 +985,10 @@ int main(int argc, char **argv)
 	find_binary();
 	check_tracepoints();
 	model_check_handlers(&model);
+	if (model.vk.h->kind == VK_HA && model.nuprobes)
+		lu_die("%s: a hybrid model with function sources: uprobe programs cannot use the timers and "
+		       "locks of the eBPF engine's clocks (use tracepoints, or vigil check offline)",
+		       model.file);
 	resolve_uprobes();
 	struct usage used = used_sources();
 

@@ -21,6 +21,10 @@
 #define VIGIL_LTL_MAX_STATES 16
 #define VIGIL_LTL_MAX_ATOMS 24
 #define VIGIL_LTL_MAX_TERMS 4 /* per label: the verifier explores every one */
+/* A hybrid automaton's guard: at most this many comparisons. */
+#define VIGIL_MAX_GUARD_CMPS 8
+/* vigil_violation.rule of an invariant a timer found expired. */
+#define VIGIL_RULE_TIMER 0xffffffffu
 #define VIGIL_LTL_ATOM_MASK 0xffffffu
 
 /*
@@ -53,10 +57,12 @@ struct vigil_rules {
 /* The value of `vigil_test_event`: one event of the conformance corpus,
  * run through the program `conform_event` (monitor_conform.c). */
 struct vigil_test_event {
-	__u32 slot;
-	__u32 pad;
+	__u32 slot; /* the source slot; VIGIL_TEST_TICK: only expire, at ts */
+	__u32 armed; /* set by the loader, cleared by the program that runs it */
+	__u64 ts;   /* the event's time: hybrid automata's now */
 	__u64 f[VIGIL_MAX_FIELDS];
 };
+#define VIGIL_TEST_TICK 0xffffffffu
 
 /* Indices of the per-cpu `counters` array. */
 enum vigil_counter {
@@ -87,6 +93,9 @@ struct vigil_violation {
 	 * a frame: the frame-pointer walk skips the immediate caller, so its
 	 * return address (read at the stack pointer) is recorded here. */
 	__u64 entry_ret;
+	/* A hybrid automaton's invariant found expired by a timer (no rule, no
+	 * event; rule is VIGIL_RULE_TIMER): when it expired.  0 otherwise. */
+	__u64 at;
 	char comm[16];
 	__u64 kstack[VIGIL_STACK_DEPTH];
 	__u64 ustack[VIGIL_STACK_DEPTH];

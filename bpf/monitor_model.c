@@ -198,9 +198,10 @@ static void open_blob(struct monitor_model *m, const char *file)
 
 	if (err)
 		lu_die("%s: %s", file, err);
-	if (h->kind == VK_HA)
-		lu_die("%s: a hybrid model: the eBPF monitor has no clocks yet (vigil check runs it offline)",
-		       file);
+	for (unsigned g = 0; h->kind == VK_HA && g < h->nguards; g++)
+		if (m->vk.guards[g].n > VIGIL_MAX_GUARD_CMPS)
+			lu_die("%s: guard %u has %u comparisons: the eBPF monitor takes at most %d", file, g,
+			       m->vk.guards[g].n, VIGIL_MAX_GUARD_CMPS);
 	if (h->kind == VK_LTL && (h->scope == VK_GLOBAL || h->scope == VK_CPU))
 		lu_die("%s: an LTL model of scope %s: the eBPF monitor runs LTL per task or object", file,
 		       scope_names[h->scope]);
@@ -303,12 +304,17 @@ bool model_allows(const struct monitor_model *m, unsigned state, unsigned event)
 
 const char *model_event_name(const struct monitor_model *m, unsigned event)
 {
+	if (event == VK_NONE)
+		return "none"; /* an invariant: no event, time passed */
 	return event < (unsigned)m->nevents ? m->events[event] : "forget";
 }
 
 const char *model_where(const struct monitor_model *m, const struct model_rule *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s:%u", m->binding, r->bind_line);
+	if (r->bind_line == 0) /* no rule: an invariant's timer */
+		snprintf(buf, len, "%s", m->binding);
+	else
+		snprintf(buf, len, "%s:%u", m->binding, r->bind_line);
 	return buf;
 }
 

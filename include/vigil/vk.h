@@ -235,6 +235,10 @@ struct vk_model {
 #ifndef VK_MAX_RULE_CONDS
 #define VK_MAX_RULE_CONDS 0xffffu
 #endif
+/* Likewise for a guard's comparisons (BPF refuses longer guards). */
+#ifndef VK_MAX_GUARD_CMPS
+#define VK_MAX_GUARD_CMPS 0xffffu
+#endif
 
 #include "vk_step.h"
 

@@ -38,7 +38,7 @@ VK_INLINE vk_s64 vk_key_of(const struct vk_rule *r, const vk_s64 *f)
 }
 
 /* An operand's value; 0 (and *known = 0) for a clock never reset. */
-static inline vk_s64 vk_operand(vk_u8 kind, vk_u8 i, vk_s64 value, const struct vk_rule *r,
+VK_INLINE vk_s64 vk_operand(vk_u8 kind, vk_u8 i, vk_s64 value, const struct vk_rule *r,
 				const struct vk_inst *in, const vk_s64 *f, vk_u64 now, int *known)
 {
 	switch (kind) {
@@ -57,12 +57,12 @@ static inline vk_s64 vk_operand(vk_u8 kind, vk_u8 i, vk_s64 value, const struct 
 	}
 }
 
-static inline int vk_guard_holds(const struct vk_model *m, vk_u16 g, const struct vk_rule *r,
+VK_INLINE int vk_guard_holds(const struct vk_model *m, vk_u16 g, const struct vk_rule *r,
 				 const struct vk_inst *in, const vk_s64 *f, vk_u64 now)
 {
 	const struct vk_guard *gd = VK_GUARD(m, g);
 	int term = 1;
-	for (vk_u16 i = 0; gd && i < gd->n; i++) {
+	for (vk_u32 i = 0; gd && i < VK_MAX_GUARD_CMPS && i < gd->n; i++) {
 		const struct vk_cmp *c = VK_CMP(m, gd->first + i);
 		if (!c)
 			return 0;
@@ -79,7 +79,7 @@ static inline int vk_guard_holds(const struct vk_model *m, vk_u16 g, const struc
 	return 0;
 }
 
-static inline void vk_arm(const struct vk_model *m, struct vk_inst *in, vk_u16 state, vk_u64 now)
+VK_INLINE void vk_arm(const struct vk_model *m, struct vk_inst *in, vk_u16 state, vk_u64 now)
 {
 	const struct vk_inv *inv = VK_INV(m, state);
 	if (!inv || !inv->present) {
@@ -122,7 +122,7 @@ VK_INLINE struct vk_result vk_fail(const struct vk_model *m, struct vk_inst *in,
 	return (struct vk_result){ .verdict = verdict, .from = from, .guard = guard };
 }
 
-static inline struct vk_result vk_hybrid_step(const struct vk_model *m, const struct vk_rule *r,
+VK_INLINE struct vk_result vk_hybrid_step(const struct vk_model *m, const struct vk_rule *r,
 					      struct vk_inst *in, const vk_s64 *f, vk_u64 now,
 					      vk_u16 from, vk_u32 cell)
 {
@@ -223,7 +223,7 @@ VK_INLINE struct vk_result vk_decide(const struct vk_model *m, const struct vk_r
 
 /* A timer: the instance's invariant has expired by now.  An LTL instance
  * has none, whatever its engine left in expiry_ns. */
-static inline struct vk_result vk_expire(const struct vk_model *m, struct vk_inst *in, vk_u64 now)
+VK_INLINE struct vk_result vk_expire(const struct vk_model *m, struct vk_inst *in, vk_u64 now)
 {
 	if (in->word == 0 || now < in->expiry_ns || VK_KIND(m) == VK_LTL)
 		return (struct vk_result){ .verdict = VK_OK };

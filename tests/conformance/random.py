@@ -176,7 +176,7 @@ def main():
     shutil.rmtree(tmp)
     print(f"random: {totals[0]} random models, {totals[1]} verdicts; reference, offline and C agree on all"
           + (f"; the in-process engine ran {totals[2]} of them ({clocked} with a clock) and agrees" if args.process_cc else "")
-          + (f"; the kernel engine ran {totals[3]} of them (plain and LTL models within its limits) and agrees" if args.bpf_runner else "")
+          + (f"; the kernel engine ran {totals[3]} of them (plain, hybrid and LTL models within its limits) and agrees" if args.bpf_runner else "")
           + f"; {ltl} of the models are LTL formulas ({not_monitors} more were not monitors: unsatisfiable or too large)")
 
 

@@ -6,7 +6,7 @@
 //! collect --check`), `c` (include/vigil/vk.h, the step the in-process
 //! and BPF engines share, through a runner program given with
 //! `--c-runner`), `bpf` (the kernel engine itself: vigil-bpf-monitor runs
-//! each event through the loaded program with BPF_PROG_TEST_RUN) and
+//! each event through the loaded program, triggered by a system call) and
 //! `process` (the in-process engine, a driver built with vigil-cc).  `--record` writes `expected` from the reference.
 
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ pub struct ConformArgs {
     /// Also run the C step function through this runner (tests/conformance/vk_run.c)
     #[arg(long, value_name = "PATH")]
     pub c_runner: Option<PathBuf>,
-    /// Also run the kernel engine: vigil-bpf-monitor --conform (BPF_PROG_TEST_RUN; needs root)
+    /// Also run the kernel engine: vigil-bpf-monitor --conform (the BPF program itself; needs root)
     #[arg(long, value_name = "PATH")]
     pub bpf_runner: Option<PathBuf>,
     /// Also run the in-process engine: build each case's driver with this vigil-cc
@@ -130,14 +130,13 @@ fn print_diff(dir: &Path, engine: &str, want: &[String], got: &[String]) {
 }
 
 /// Why the kernel engine cannot run a case, if it cannot: it runs plain
-/// automata and LTL (no clocks yet) within its limits (rules per source,
+/// automata, hybrid automata and LTL within its limits (rules per source,
 /// functions, LTL states and atoms), loading BPF needs root, and a cpu
 /// instance lives in a per-cpu map, so a cpu key beyond this machine's
 /// cpus has no instance there (bpf/README.md).
 fn bpf_unsupported(case: &Case) -> Option<String> {
     use vigil_model::compiled::Kind;
     match case.compiled.kind {
-        Kind::Ha => return Some("hybrid automata have no clocks in the eBPF engine yet".into()),
         Kind::Ltl if matches!(case.compiled.scope, vigil_model::Scope::Global | vigil_model::Scope::Cpu) => {
             return Some("the eBPF engine runs LTL per task or object".into())
         }
@@ -145,7 +144,7 @@ fn bpf_unsupported(case: &Case) -> Option<String> {
             return Some("an LTL instance of the eBPF engine holds at most 16 states and 24 atoms".into())
         }
         _ if !crate::monitor_cmd::is_root() => return Some("loading BPF needs root".into()),
-        Kind::Da | Kind::Ltl => {}
+        Kind::Da | Kind::Ha | Kind::Ltl => {}
     }
     if let Err(e) = crate::monitor_cmd::check_limits(&case.model, &case.binding) {
         return Some(e.message);

@@ -176,11 +176,19 @@ pub fn check_limits(model: &Model, binding: &Binding) -> Result<()> {
     Ok(())
 }
 
-/// The compiled model the loader reads: the untimed automaton (the BPF
-/// engine has no clocks yet; [`load`] warned), with the files named as the
+/// Whether the engine keeps the model's clocks: a hybrid automaton's
+/// instances use timers and locks, which uprobe programs cannot, so a
+/// binding with function sources runs the untimed automaton ([`load`]
+/// warns).
+pub fn keeps_clocks(binding: &Binding) -> bool {
+    binding.rules.iter().all(|r| matches!(r.source, Source::Tracepoint { .. }))
+}
+
+/// The compiled model the loader reads, with the files named as the
 /// reports should name them.
 pub fn compiled_model(model: &Model, binding: &Binding) -> Result<Vec<u8>> {
-    let mut c = vigil_model::compiled::compile(&model.untimed(), binding)
+    let model = if keeps_clocks(binding) { model.clone() } else { model.untimed() };
+    let mut c = vigil_model::compiled::compile(&model, binding)
         .map_err(|d| Error::setup(d.to_string()))?;
     c.model_path = display_path(&model.path);
     c.binding_path = display_path(&binding.path);
@@ -216,9 +224,15 @@ fn write_model_file(blob: &[u8]) -> Result<PathBuf> {
 pub fn load(args: &MonitorArgs) -> Result<(Model, Binding)> {
     let (model_path, bind_path) = resolve(&args.model, args.bind.as_deref())?;
     let model = Model::from_file(&model_path).map_err(|d| Error::setup(d.to_string()))?;
-    warn_unsupported(&model);
     let binding =
         Binding::from_file(&bind_path, &model).map_err(|d| Error::setup(d.to_string()))?;
+    if model.is_hybrid() && !keeps_clocks(&binding) {
+        eprintln!(
+            "vigil: {}: function sources: the eBPF engine checks the untimed automaton (uprobe programs cannot use its timers)",
+            binding.path.display()
+        );
+        warn_unsupported(&model);
+    }
     for w in binding.warnings(&model) {
         eprintln!("vigil: {w}");
     }
