@@ -2,8 +2,10 @@
  * monitor.c — automaton monitors on C functions (vigil/monitor.h has the
  * contract and the semantics): instance states per thread, global or per
  * object, transitions, `forget`, thread registration and the exit checks.
- * Reports are in monitor_report.c, counters in monitor_stats.c, what they
- * share in monitor_internal.h.
+ * Reports are in monitor_report.c, counters in monitor_stats.c, the
+ * table's slow paths in monitor_table.c, hybrid automata (clocks) in
+ * monitor_hybrid.c and monitor_timer.c, what they share in
+ * monitor_internal.h.  This file is the plain models' event path.
  *
  * Where the states live:
  *
@@ -49,14 +51,10 @@
 #include "monitor_internal.h"
 #include "vigil/stream.h"
 
-extern size_t vg_memory_limit;
-
-static _Thread_local int busy;          /* the runtime is working on this thread */
+_Thread_local int vg_monitor_busy;      /* the runtime is working on this thread */
 static _Thread_local int thread_exited; /* our thread-exit destructor has run    */
 
-
 _Atomic(struct vg_monitor_rt *) vg_monitors;
-static atomic_size_t table_bytes;
 
 static void at_exit_check(void);
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
@@ -83,8 +81,10 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
   if (!bad && (n->vk.h->nstates != m->model->nstates || n->vk.h->nevents != m->model->nevents ||
                n->vk.h->nrules != m->nrules))
     bad = "its compiled model does not match its names and rules";
-  if (!bad && n->vk.h->kind != VK_DA)
-    bad = "its compiled model has clocks, which in-process monitors do not run yet";
+  if (!bad && n->vk.h->kind != VK_DA && n->vk.h->kind != VK_HA)
+    bad = "its compiled model is not an automaton in-process monitors run (LTL)";
+  if (!bad && n->vk.h->kind == VK_HA && m->model->nguards != n->vk.h->nguards)
+    bad = "its guards do not match its compiled model";
   if (bad) {
     static atomic_int told;
     if (!atomic_exchange(&told, 1))
@@ -93,13 +93,16 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
     free(n);
     return NULL;
   }
-  if (m->scope == VIGIL_MONITOR_OBJECT) {
+  n->hybrid = n->vk.h->kind == VK_HA;
+  if (m->scope == VIGIL_MONITOR_OBJECT || n->hybrid) {
     n->stripes = aligned_alloc(64, sizeof(struct stripe) * STRIPES);
     if (!n->stripes) {
       free(n);
       return NULL;
     }
     memset(n->stripes, 0, sizeof(struct stripe) * STRIPES);
+    for (unsigned i = 0; i < STRIPES; i++)
+      n->stripes[i].next_expiry = VK_NEVER;
   }
   struct vg_monitor_rt *expected = NULL;
   if (!__atomic_compare_exchange_n((struct vg_monitor_rt **)&m->runtime, &expected, n, 0,
@@ -128,8 +131,6 @@ static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
 static void thread_exit(void *p);
 static void make_thread_key(void) { pthread_key_create(&thread_key, thread_exit); }
 
-enum { TLS_REGISTERED = 1 };
-
 static void register_tls(struct vg_monitor_rt *rt, struct vigil_monitor_tls *t) {
   struct reg *r = calloc(1, sizeof *r);
   if (!r)
@@ -154,9 +155,8 @@ static void register_tls(struct vg_monitor_rt *rt, struct vigil_monitor_tls *t) 
 
 /* One event (or `forget`) of rule `rule` on one state word (0: not
  * monitored, else state + 1): the compiled model's step on a plain
- * automaton, vk_step_word() (what vk_decide() does for one; in-process
- * monitors run the untimed automaton: the generator compiles hybrid models
- * without their clocks, says so, and get_rt refuses any other blob).
+ * automaton, vk_step_word() (what vk_decide() does for one; hybrid models
+ * take __vigil_monitor_hybrid, monitor_hybrid.c).
  * Returns 1 and sets *bad to the state on a violation. */
 static inline int step(const struct vigil_monitor *m, uint32_t rule, uint32_t *word, uint32_t *bad) {
   const struct vk_model *vk = &((const struct vg_monitor_rt *)m->runtime)->vk;
@@ -176,87 +176,7 @@ static inline int final_of(const struct vigil_monitor *m, uint32_t state) {
   return ((const struct vg_monitor_rt *)m->runtime)->vk.finals[state];
 }
 
-/* ---- per-object table ------------------------------------------------------------------ */
-
-/* Fibonacci hashing: the product's top 6 bits pick the stripe, the 32 bits
- * below them the home slot (keys are mostly aligned pointers, whose low
- * bits carry nothing; the high bits of the product mix all of them). */
-static inline uint64_t mix(uint64_t x) { return x * 0x9e3779b97f4a7c15ull; }
-static inline uint32_t home(uint64_t h, uint32_t mask) { return (uint32_t)(h >> 26) & mask; }
-
-static struct entry *find(struct stripe *st, uint64_t key, uint64_t h) {
-  if (!st->slots)
-    return NULL;
-  for (uint32_t i = home(h, st->mask);; i = (i + 1) & st->mask) {
-    struct entry *e = &st->slots[i];
-    if (!e->state)
-      return NULL;
-    if (e->key == key)
-      return e;
-  }
-}
-
-static __attribute__((noinline)) int grow(struct stripe *st) {
-  uint32_t cap = st->slots ? (st->mask + 1) * 2 : 16;
-  size_t bytes = (size_t)cap * sizeof(struct entry);
-  if (atomic_fetch_add(&table_bytes, bytes) + bytes > vg_memory_limit) {
-    atomic_fetch_sub(&table_bytes, bytes);
-    return -1;
-  }
-  struct entry *n = calloc(cap, sizeof *n);
-  if (!n) {
-    atomic_fetch_sub(&table_bytes, bytes);
-    return -1;
-  }
-  for (uint32_t i = 0; st->slots && i <= st->mask; i++) {
-    struct entry *e = &st->slots[i];
-    if (!e->state)
-      continue;
-    uint32_t j = home(mix(e->key), cap - 1);
-    while (n[j].state)
-      j = (j + 1) & (cap - 1);
-    n[j] = *e;
-  }
-  if (st->slots) {
-    free(st->slots);
-    atomic_fetch_sub(&table_bytes, (size_t)(st->mask + 1) * sizeof(struct entry));
-  }
-  st->slots = n;
-  st->mask = cap - 1;
-  return 0;
-}
-
-static __attribute__((noinline)) struct entry *insert(struct stripe *st, uint64_t key,
-                                                     uint64_t h) {
-  if (!st->slots || (st->count + 1) * 4 > (st->mask + 1) * 3)
-    if (grow(st))
-      return NULL;
-  uint32_t i = home(h, st->mask);
-  while (st->slots[i].state)
-    i = (i + 1) & st->mask;
-  st->slots[i].key = key;
-  st->count++;
-  return &st->slots[i];
-}
-
-/* Linear probing's backward-shift deletion: no tombstones. */
-static __attribute__((noinline)) void erase(struct stripe *st, struct entry *e) {
-  uint32_t i = (uint32_t)(e - st->slots);
-  st->count--;
-  for (uint32_t j = (i + 1) & st->mask;; j = (j + 1) & st->mask) {
-    struct entry *n = &st->slots[j];
-    if (!n->state)
-      break;
-    uint32_t h = home(mix(n->key), st->mask);
-    /* move n into the hole at i unless its home lies cyclically in (i, j] */
-    if (((j - h) & st->mask) >= ((j - i) & st->mask)) {
-      st->slots[i] = *n;
-      i = j;
-    }
-  }
-  st->slots[i].state = 0;
-  st->slots[i].key = 0;
-}
+/* ---- per-object table (monitor_internal.h, monitor_table.c) ----------------------------- */
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
@@ -307,8 +227,8 @@ static __attribute__((noinline, cold)) void fail(struct vigil_monitor *m, uint32
 /* The first event of a monitor on this thread (or ever): bookkeeping, and
  * this event's count.  Returns 0 when the event must be ignored (no memory
  * for the monitor's table). */
-static __attribute__((noinline, cold)) int first_event(struct vigil_monitor *m,
-                                                       struct vigil_monitor_tls *t) {
+__attribute__((noinline, cold)) int vg_monitor_first_event(struct vigil_monitor *m,
+                                                          struct vigil_monitor_tls *t) {
   vg_config_init();
   struct vg_monitor_rt *rt = get_rt(m);
   if (!rt)
@@ -322,21 +242,6 @@ static __attribute__((noinline, cold)) int first_event(struct vigil_monitor *m,
   return 1;
 }
 
-/* The guard and this thread's event count.  0: ignore the event. */
-static inline int enter(struct vigil_monitor *m, struct vigil_monitor_tls *t) {
-  if (busy)
-    return 0;
-  busy = 1;
-  if (__builtin_expect(t->flags & TLS_REGISTERED, 1)) {
-    __atomic_store_n(&t->events, t->events + 1, __ATOMIC_RELAXED);
-    return 1;
-  }
-  if (first_event(m, t))
-    return 1;
-  busy = 0;
-  return 0;
-}
-
 /* Per-object scope: the instance `key` in its stripe. */
 static inline __attribute__((always_inline)) void object_event(struct vigil_monitor *m,
                                                    uint32_t rule, uint64_t key, int forget) {
@@ -346,13 +251,13 @@ static inline __attribute__((always_inline)) void object_event(struct vigil_moni
   uint32_t bad = 0;
   int failed = 0;
   spin_lock(&st->lock);
-  struct entry *e = find(st, key, h);
+  struct entry *e = find(st, key, h, ENTRY_PLAIN);
   uint32_t w = e ? e->state : 0;
   if (!e) {
     /* not monitored: only an event that starts an instance creates one */
     if (forget || (rt->vk.rules[rule].mode == VK_PLAIN && rt->vk.has_start))
       goto out;
-    e = insert(st, key, h);
+    e = vg_table_insert(st, key, h, ENTRY_PLAIN);
     if (!e) {
       atomic_fetch_add_explicit(&rt->dropped, 1, memory_order_relaxed);
       goto out;
@@ -362,7 +267,7 @@ static inline __attribute__((always_inline)) void object_event(struct vigil_moni
   if (w)
     e->state = w;
   else
-    erase(st, e);
+    vg_table_erase(st, e, ENTRY_PLAIN);
 out:
   spin_unlock(&st->lock);
   if (failed)
@@ -373,7 +278,7 @@ out:
 __attribute__((disable_tail_calls)) void
 __vigil_monitor_event(struct vigil_monitor *m, struct vigil_monitor_tls *t, uint32_t rule,
                       uint64_t key) {
-  if (!enter(m, t))
+  if (!vg_monitor_enter(m, t))
     return;
   uint32_t bad;
   switch (m->scope) {
@@ -392,13 +297,13 @@ __vigil_monitor_event(struct vigil_monitor *m, struct vigil_monitor_tls *t, uint
   default:
     object_event(m, rule, key, 0);
   }
-  busy = 0;
+  vg_monitor_busy = 0;
 }
 
 __attribute__((disable_tail_calls)) void
 __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *t, uint32_t rule,
                        uint64_t key) {
-  if (!enter(m, t))
+  if (!vg_monitor_enter(m, t))
     return;
   uint32_t bad;
   switch (m->scope) {
@@ -417,7 +322,7 @@ __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *t, uin
   default:
     object_event(m, rule, key, 1);
   }
-  busy = 0;
+  vg_monitor_busy = 0;
 }
 
 /* ---- exits ---------------------------------------------------------------------------------- */
@@ -435,10 +340,15 @@ static void check_tls_at_exit(struct reg *r, const char *when) {
 
 static void thread_exit(void *p) {
   (void)p;
-  int was_busy = busy;
-  busy = 1;
-  for (struct reg *r = mine; r; r = r->thread_next)
-    check_tls_at_exit(r, "thread exit");
+  int was_busy = vg_monitor_busy;
+  vg_monitor_busy = 1;
+  for (struct reg *r = mine; r; r = r->thread_next) {
+    if (r->rt->hybrid && r->rt->m->scope == VIGIL_MONITOR_THREAD)
+      vg_monitor_hybrid_thread_exit(r->rt, (uint64_t)__vigil_monitor_field(VIGIL_MONITOR_FIELD_TID),
+                                    "thread exit");
+    else
+      check_tls_at_exit(r, "thread exit");
+  }
   spin_lock(&vg_monitor_live_lock);
   for (struct reg *r = mine, *next; r; r = next) {
     next = r->thread_next;
@@ -456,22 +366,57 @@ static void thread_exit(void *p) {
   mine = NULL;
   spin_unlock(&vg_monitor_live_lock);
   thread_exited = 1;
-  busy = was_busy;
+  vg_monitor_busy = was_busy;
+}
+
+/* Every instance of rt's table in a state that is not final, reported and
+ * removed: one at a time, outside the stripe's lock. */
+static void table_at_exit(struct vg_monitor_rt *rt, size_t esz, int has_key) {
+  for (unsigned i = 0; i < STRIPES; i++) {
+    struct stripe *st = &rt->stripes[i];
+    for (;;) {
+      struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .has_key = has_key, .when = "program exit"};
+      int found = 0;
+      spin_lock(&st->lock);
+      for (uint32_t j = 0; st->slots && j <= st->mask; j++) {
+        struct entry *e = slot_at(st, j, esz);
+        if (e->state && !final_of(rt->m, e->state - 1)) {
+          x.state = e->state - 1;
+          x.key = e->key;
+          vg_table_erase(st, e, esz);
+          found = 1;
+          break;
+        }
+      }
+      spin_unlock(&st->lock);
+      if (!found)
+        break;
+      vg_monitor_report(rt, &x);
+    }
+  }
 }
 
 /* Program exit: the exiting thread's per-thread instances, the global
- * instance, and every live object, for the monitors that ask for it. */
+ * instance, and every live object, for the monitors that ask for it.
+ * Hybrid monitors keep all their instances in the table (every thread's,
+ * for scope thread).  The timer thread stops first, after one last expiry
+ * scan, so that an invariant that expired before the exit is reported as
+ * such and not as a state that is not final. */
 static void at_exit_check(void) {
-  if (busy)
+  vg_monitor_timer_stop();
+  if (vg_monitor_busy)
     return;
-  busy = 1;
+  vg_monitor_busy = 1;
   for (struct reg *r = mine; r; r = r->thread_next)
-    check_tls_at_exit(r, "program exit");
+    if (!r->rt->hybrid)
+      check_tls_at_exit(r, "program exit");
   for (struct vg_monitor_rt *rt = atomic_load(&vg_monitors); rt; rt = rt->next) {
     struct vigil_monitor *m = rt->m;
     if (!m->check_exit)
       continue;
-    if (m->scope == VIGIL_MONITOR_GLOBAL) {
+    if (rt->hybrid) {
+      table_at_exit(rt, ENTRY_HYBRID, m->scope != VIGIL_MONITOR_GLOBAL);
+    } else if (m->scope == VIGIL_MONITOR_GLOBAL) {
       spin_lock(&m->lock);
       uint32_t w = m->state;
       spin_unlock(&m->lock);
@@ -480,31 +425,8 @@ static void at_exit_check(void) {
         vg_monitor_report(rt, &x);
       }
     } else if (m->scope == VIGIL_MONITOR_OBJECT) {
-      for (unsigned i = 0; i < STRIPES; i++) {
-        struct stripe *st = &rt->stripes[i];
-        for (;;) {
-          /* report outside the lock, one entry at a time */
-          struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .has_key = 1, .when = "program exit"};
-          int found = 0;
-          spin_lock(&st->lock);
-          for (uint32_t j = 0; st->slots && j <= st->mask; j++) {
-            struct entry *e = &st->slots[j];
-            if (e->state && !final_of(m, e->state - 1)) {
-              x.state = e->state - 1;
-              x.key = e->key;
-              erase(st, e);
-              found = 1;
-              break;
-            }
-          }
-          spin_unlock(&st->lock);
-          if (!found)
-            break;
-          vg_monitor_report(rt, &x);
-        }
-      }
+      table_at_exit(rt, ENTRY_PLAIN, 1);
     }
   }
-  busy = 0;
+  vg_monitor_busy = 0;
 }
-

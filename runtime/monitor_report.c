@@ -16,6 +16,8 @@ static const char *const reason_codes[] = {
     [R_INVALID] = "monitor-invalid-event",
     [R_NOT_FINAL] = "not-final",
     [R_NOT_FINAL_AT_EXIT] = "not-final-at-exit",
+    [R_GUARD] = "monitor-guard",
+    [R_INVARIANT] = "monitor-invariant",
 };
 
 static void format_key(struct vg_buf *b, uint64_t v) {
@@ -60,6 +62,93 @@ static __attribute__((noinline, cold)) void stream_verdict(const struct vigil_mo
     vigil_stream_emit(id, 4, w);
 }
 
+/* A hybrid automaton's guard or invariant the violation is about, as the
+ * model writes it (NULL for the other reasons). */
+static const struct vigil_monitor_constraint *constraint_of(const struct vigil_monitor_model *md,
+                                                            const struct violation *x) {
+  const struct vigil_monitor_constraint *c = NULL;
+  if (x->reason == R_GUARD && md->guards && x->guard < md->nguards)
+    c = &md->guards[x->guard];
+  else if (x->reason == R_INVARIANT && md->invariants && x->state < md->nstates)
+    c = &md->invariants[x->state];
+  return c && c->text ? c : NULL;
+}
+
+/* The one sentence of the report, and the values. */
+static void explain(struct vg_buf *expl, struct vg_buf *values, const struct violation *x,
+                    const char *state, const char *event, const char *constraint) {
+  switch (x->reason) {
+  case R_INVALID:
+    vg_bprintf(expl, "event %s is not allowed in state %s", event, state);
+    break;
+  case R_NOT_FINAL:
+    vg_bprintf(expl, "the instance was forgotten in state %s, which is not final", state);
+    break;
+  case R_NOT_FINAL_AT_EXIT:
+    vg_bprintf(expl, "%s in state %s, which is not final",
+               strcmp(x->when, "thread exit") ? "the program exited" : "the thread exited", state);
+    break;
+  case R_GUARD:
+    vg_bprintf(expl, "guard `%s` is false for event %s in state %s", constraint, event, state);
+    break;
+  case R_INVARIANT:
+    vg_bprintf(expl, "invariant `%s` expired in state %s", constraint, state);
+    if (x->rule)
+      vg_bprintf(expl, " before event %s", event);
+    break;
+  }
+  if (x->has_key) {
+    vg_bprintf(values, "key = ");
+    format_key(values, x->key);
+  }
+  if (x->reason == R_INVARIANT)
+    vg_bprintf(values, "%sexpired at = %llu ns", x->has_key ? ", " : "",
+               (unsigned long long)x->at);
+}
+
+/* The JSON fields after the common ones (report.c writes those). */
+static void json_fields(struct vg_buf *json, const struct vigil_monitor *m, const struct violation *x,
+                        const char *state, const struct vigil_monitor_constraint *c,
+                        const char *render) {
+  const struct vigil_monitor_model *md = m->model;
+  vg_bprintf(json, ",\"kind\":\"monitor\",\"monitor\":");
+  vg_bjson(json, m->name);
+  vg_bprintf(json, ",\"binding\":");
+  vg_bjson(json, m->binding);
+  vg_bprintf(json, ",\"model\":");
+  vg_bjson(json, md->path);
+  vg_bprintf(json, ",\"scope\":");
+  vg_bjson(json, m->scope_text);
+  vg_bprintf(json, ",\"state\":");
+  vg_bjson(json, state);
+  vg_bprintf(json, ",\"key\":");
+  if (x->has_key) {
+    char k[32];
+    snprintf(k, sizeof k, "0x%llx", (unsigned long long)x->key);
+    vg_bjson(json, k);
+  } else {
+    vg_bprintf(json, "null");
+  }
+  if (x->rule) {
+    vg_bprintf(json, ",\"source\":");
+    vg_bjson(json, x->rule->source);
+    vg_bprintf(json, ",\"rule_line\":%u", x->rule->line);
+  }
+  if (c) { /* as the offline engine's reports name them */
+    struct vg_buf at = {0};
+    vg_bprintf(&at, "%s:%u", md->path, c->line);
+    vg_bprintf(json, ",\"constraint\":");
+    vg_bjson(json, c->text);
+    vg_bprintf(json, ",\"constraint_at\":");
+    vg_bjson(json, at.p);
+    free(at.p);
+  }
+  if (x->reason == R_INVARIANT)
+    vg_bprintf(json, ",\"expired_ns\":%llu", (unsigned long long)x->at);
+  vg_bprintf(json, ",\"render\":");
+  vg_bjson(json, render);
+}
+
 void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
   struct vigil_monitor *m = rt->m;
   const struct vigil_monitor_model *md = m->model;
@@ -68,31 +157,17 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
   const char *event = "";
   if (x->rule)
     event = x->rule->event == VIGIL_MONITOR_FORGET ? "forget" : md->event_names[x->rule->event];
+  const struct vigil_monitor_constraint *c = constraint_of(md, x);
 
   struct vg_buf assertion = {0}, text = {0}, expl = {0}, ev = {0}, values = {0},
-                expected = {0}, heading = {0}, render = {0}, json = {0};
+                expected = {0}, heading = {0}, render = {0}, json = {0}, where = {0};
   vg_bprintf(&assertion, "%s (%s)", m->name, m->binding);
   vg_bprintf(&text, "model %s (%s), scope %s", md->name, md->path, m->scope_text);
-  switch (x->reason) {
-  case R_INVALID:
-    vg_bprintf(&expl, "event %s is not allowed in state %s", event, state);
-    break;
-  case R_NOT_FINAL:
-    vg_bprintf(&expl, "the instance was forgotten in state %s, which is not final", state);
-    break;
-  case R_NOT_FINAL_AT_EXIT:
-    vg_bprintf(&expl, "%s in state %s, which is not final",
-               strcmp(x->when, "thread exit") ? "the program exited" : "the thread exited", state);
-    break;
-  }
+  explain(&expl, &values, x, state, event, c ? c->text : "?");
   if (x->rule)
     vg_bprintf(&ev, "%s (%s:%u)", x->rule->text, vg_monitor_basename(m->binding), x->rule->line);
   else
     vg_bprintf(&ev, "%s", x->when);
-  if (x->has_key) {
-    vg_bprintf(&values, "key = ");
-    format_key(&values, x->key);
-  }
   const char *sep = "";
   const struct vk_model *vk = &((struct vg_monitor_rt *)m->runtime)->vk;
   for (uint32_t e = 0; e < md->nevents; e++)
@@ -103,38 +178,16 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
   if (__builtin_expect(__vigil_stream_on, 0))
     stream_verdict(m, x, state, event);
   vg_bprintf(&heading, "vigil: monitor violation: %s (%s)", m->name, m->binding);
-  if (x->reason == R_INVALID)
+  if (x->reason == R_INVALID || (x->reason == R_GUARD && x->rule))
     vg_bprintf(&render, "vigil render %s --highlight %s:%s", md->path, state, event);
   else
     vg_bprintf(&render, "vigil render %s", md->path);
+  if (c)
+    vg_bprintf(&where, "%s (%s:%u)", c->text, vg_monitor_basename(md->path), c->line);
+  json_fields(&json, m, x, state, c, render.p);
 
-  vg_bprintf(&json, ",\"kind\":\"monitor\",\"monitor\":");
-  vg_bjson(&json, m->name);
-  vg_bprintf(&json, ",\"binding\":");
-  vg_bjson(&json, m->binding);
-  vg_bprintf(&json, ",\"model\":");
-  vg_bjson(&json, md->path);
-  vg_bprintf(&json, ",\"scope\":");
-  vg_bjson(&json, m->scope_text);
-  vg_bprintf(&json, ",\"state\":");
-  vg_bjson(&json, state);
-  vg_bprintf(&json, ",\"key\":");
-  if (x->has_key) {
-    char k[32];
-    snprintf(k, sizeof k, "0x%llx", (unsigned long long)x->key);
-    vg_bjson(&json, k);
-  } else {
-    vg_bprintf(&json, "null");
-  }
-  if (x->rule) {
-    vg_bprintf(&json, ",\"source\":");
-    vg_bjson(&json, x->rule->source);
-    vg_bprintf(&json, ",\"rule_line\":%u", x->rule->line);
-  }
-  vg_bprintf(&json, ",\"render\":");
-  vg_bjson(&json, render.p);
-
-  const char *lines[] = {"state:", state, NULL, NULL};
+  const char *lines[] = {"state:", state, c ? (x->reason == R_GUARD ? "guard:" : "invariant:") : NULL,
+                         where.p, NULL, NULL};
   const char *tail[] = {"picture:", render.p ? render.p : "", NULL, NULL};
   struct vigil_violation v = {
       .assertion = assertion.p, .text = text.p, .reason = reason_codes[x->reason],
@@ -142,5 +195,5 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
       .expected = expected.p ? expected.p : "", .alternative = -1};
   vg_report_violation(&v, heading.p, lines, tail, json.p);
   free(assertion.p), free(text.p), free(expl.p), free(ev.p), free(values.p);
-  free(expected.p), free(heading.p), free(render.p), free(json.p);
+  free(expected.p), free(heading.p), free(render.p), free(json.p), free(where.p);
 }

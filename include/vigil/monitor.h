@@ -56,6 +56,16 @@
  * Every monitor also gets the TLS slot: the runtime counts the thread's
  * events there (no shared cache line per event) and registers the thread.
  *
+ * Hybrid automata (the compiled model's kind is VK_HA: clocks, guards,
+ * invariants) keep a whole `struct vk_inst` per instance, and every one of
+ * them, whatever the scope, in the runtime's table: per object by its
+ * key, per thread by the thread id, global under key 0.  Their invariants
+ * must fire when time passes with no event, so a timer thread has to reach
+ * every instance, and it cannot safely reach another thread's TLS
+ * (runtime/monitor_hybrid.c says more).  Their hooks call
+ * __vigil_monitor_hybrid with the fields the guards read; plain models
+ * never take that path.
+ *
  * ---- Semantics (cli/model/src/binding.rs) ---------------------------------------
  *
  * Rule mode plain / start / run as the kernel's da_handle_event /
@@ -71,18 +81,24 @@
  * check_exit, instances still monitored in a non-final state when their
  * thread exits (per-thread) or the program exits are violations
  * `not-final-at-exit`.
+ *
+ * Hybrid: a false guard is a violation `monitor-guard`, an expired
+ * invariant `monitor-invariant` (reported by the timer thread as soon as it
+ * expires, or by the event that finds it expired), both followed by the
+ * same reset.  Time is CLOCK_MONOTONIC in nanoseconds.
  */
 #ifndef VIGIL_MONITOR_H
 #define VIGIL_MONITOR_H
 
 #include <stdint.h>
 
-#define VIGIL_MONITOR_ABI 2
+#define VIGIL_MONITOR_ABI 3
 
 #define VIGIL_MONITOR_MAX_STATES 65533  /* as the compiled model (vigil/vk.h)  */
 #define VIGIL_MONITOR_MAX_EVENTS 65533
 #define VIGIL_MONITOR_MAX_ARGS 6        /* arg0..arg5                          */
 #define VIGIL_MONITOR_FORGET 0xffffffffu /* vigil_monitor_rule.event: forget   */
+#define VIGIL_MONITOR_MAX_FIELDS 16     /* a hybrid hook's fields (vk.h's VK_MAX_FIELDS) */
 
 /* Where instances live (vigil_monitor.scope). */
 enum vigil_monitor_scope {
@@ -105,10 +121,18 @@ enum vigil_monitor_field {
   VIGIL_MONITOR_FIELD_CPU = 2   /* cpu: sched_getcpu()                      */
 };
 
+/* A guard or an invariant of a hybrid automaton as the model writes it,
+ * for reports (the compiled model holds it as numbers only). */
+struct vigil_monitor_constraint {
+  const char *text;  /* "clk < 50ms"; NULL: none (a state with no invariant) */
+  uint32_t line;     /* its line in the model file                          */
+  uint32_t reserved;
+};
+
 /* A deterministic automaton (kernel dot2c order: initial state first).
  * The transitions, final states and rules are the compiled model, the one
  * numeric form every vigil engine reads (vigil/vk.h); the runtime steps it
- * with vk_decide().  The names are for reports. */
+ * with vk_decide().  The names and constraints are for reports. */
 struct vigil_monitor_model {
   const char *name;                /* "mutex"                                */
   const char *path;                /* the .dot file, as the generator saw it */
@@ -118,7 +142,9 @@ struct vigil_monitor_model {
   uint32_t compiled_size;          /* its bytes                              */
   uint32_t nstates;
   uint32_t nevents;
-  uint32_t reserved;
+  uint32_t nguards;                /* hybrid: the compiled model's guards    */
+  const struct vigil_monitor_constraint *guards;     /* nguards, or NULL    */
+  const struct vigil_monitor_constraint *invariants; /* nstates, or NULL    */
 };
 
 /* One binding rule, for the runtime and its reports. */
@@ -194,6 +220,20 @@ void __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *t
                             uint32_t rule, uint64_t key);
 /* The common fields (enum vigil_monitor_field); the thread id is cached. */
 int64_t __vigil_monitor_field(uint32_t which);
+/* A rule of a hybrid automaton, its event or `forget`: as the two above,
+ * with the event's time (read here) and `fields`, VIGIL_MONITOR_MAX_FIELDS
+ * values numbered as the rule's source numbers its fields (arg0..arg5
+ * [, ret], common_pid, tgid, cpu).  Only those the guards on the rule's
+ * event read need be set.  `key` is ignored for THREAD (the thread id)
+ * and GLOBAL scopes. */
+void __vigil_monitor_hybrid(struct vigil_monitor *m, struct vigil_monitor_tls *tls,
+                            uint32_t rule, uint64_t key, const int64_t *fields);
+/* For tests (the conformance driver): when the program runs with
+ * VIGIL_MONITOR_CLOCK=manual, hybrid monitors read their time from here,
+ * no timer thread runs, and this call fires, on the calling thread and
+ * before it returns, every invariant that expired by `ns`, earliest first.
+ * Time must not go backwards.  Without that variable it does nothing. */
+void __vigil_monitor_set_time(uint64_t ns);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,14 @@
 //!   (`key=arg0`), and `scope cpu` (keyed by `sched_getcpu()`): the
 //!   runtime's table keyed by the rule's key field.
 //!
+//! Hybrid automata (clocks, guards, invariants) run with their clocks:
+//! the unit embeds the whole compiled model and the guards' and
+//! invariants' text for reports, and each hook passes the event's fields
+//! the guards on its event read to `__vigil_monitor_hybrid`, whose runtime
+//! keeps every instance in its table and fires invariants from a timer
+//! thread (runtime/monitor_hybrid.c).  Plain models' hooks are what they
+//! were.
+//!
 //! Sources must be `call:[LIB:]FUNC` or `return:[LIB:]FUNC` (LIB, for
 //! uprobes, is ignored in-process).  The binding may also say
 //! `at_exit final`: then an instance still monitored, in a state that is not
@@ -32,9 +40,10 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use vigil_model::compiled::{Compiled, Kind, Opnd, NONE, NO_FIELD};
 use vigil_model::{Binding, Diagnostic, Mode, Model, Op, Rule, RuleEvent, Scope, Source};
 
-use crate::dot2c_cmd::{resolve_model, warn_unsupported, write_output};
+use crate::dot2c_cmd::{resolve_model, write_output};
 use crate::error::{Error, Result};
 
 /// The `vigil cc` option that names a binding (repeatable).
@@ -72,10 +81,9 @@ pub struct Monitor {
     pub check_exit: bool,
     /// The C identifier part of every generated name (binding file stem).
     pub name: String,
-    /// The model and binding compiled (vigil_model::compiled), without the
-    /// hybrid parts: in-process monitors run the untimed automaton (and
-    /// say so before generating).
-    pub compiled: vigil_model::compiled::Compiled,
+    /// The model and binding compiled (vigil_model::compiled), hybrid
+    /// parts included.
+    pub compiled: Compiled,
 }
 
 /// A C identifier from a file stem: other characters become `_`.
@@ -122,10 +130,7 @@ pub fn from_text(path: &Path, text: &str, model: Model) -> Result<Monitor> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut untimed = model.clone();
-    untimed.annotations.clear();
-    untimed.invariants.clear();
-    let compiled = vigil_model::compiled::compile(&untimed, &binding).map_err(|d| Error::failure(d.to_string()))?;
+    let compiled = vigil_model::compiled::compile(&model, &binding).map_err(|d| Error::failure(d.to_string()))?;
     let m = Monitor {
         model,
         binding,
@@ -191,8 +196,8 @@ pub fn check(m: &Monitor) -> std::result::Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Warnings to print before generating: the model's unsupported hybrid
-/// parts are printed by [`warn_unsupported`]; these are the binding's.
+/// Warnings to print before generating: the binding's (in-process
+/// monitors run every part of a hybrid model).
 pub fn warnings(m: &Monitor) -> Vec<String> {
     let mut out: Vec<String> = m
         .binding
@@ -288,9 +293,48 @@ fn function_of(r: &Rule) -> (&str, bool) {
     }
 }
 
+/// Whether the hooks call `__vigil_monitor_hybrid` (the model has clocks).
+fn hybrid(m: &Monitor) -> bool {
+    m.compiled.kind == Kind::Ha
+}
+
+/// The fields of rule `index`'s source that a guard on its event reads
+/// (from any state), by their index in the source's fields: what its hook
+/// passes to the runtime.
+fn guard_fields(c: &Compiled, index: usize) -> Vec<usize> {
+    let rule = &c.rules[index];
+    let mut out = BTreeSet::new();
+    if c.kind != Kind::Ha || rule.event >= c.nevents {
+        return Vec::new();
+    }
+    for s in 0..c.nstates as usize {
+        let g = c.edges[s * c.nevents as usize + rule.event as usize].guard;
+        if g == NONE {
+            continue;
+        }
+        let g = &c.guards[g as usize];
+        for k in &c.cmps[g.first as usize..][..g.n as usize] {
+            for (kind, i) in [(k.lhs_kind, k.lhs), (k.rhs_kind, k.rhs)] {
+                let field = match kind {
+                    Opnd::Env => rule.env_fields[i as usize],
+                    Opnd::Field => i,
+                    _ => NO_FIELD,
+                };
+                if field != NO_FIELD {
+                    out.insert(field as usize);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// The hook's parameters: how many argument words, and whether `ret`.
-fn hook_params(r: &Rule, storage: Storage) -> (usize, bool) {
+/// `extra`: fields the hook passes besides its conditions and key (a
+/// hybrid model's guard fields).
+fn hook_params(r: &Rule, storage: Storage, extra: &[&str]) -> (usize, bool) {
     let mut used: Vec<&str> = r.conds.iter().map(|c| c.field_name.as_str()).collect();
+    used.extend_from_slice(extra);
     if storage == Storage::Object {
         if let Some(k) = r.key {
             used.push(field_name(r, k));
@@ -391,10 +435,11 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
         names.binding.replace("*/", "* /"),
         names.model.replace("*/", "* /")
     ));
+    o.line("#include <stddef.h>");
     o.line("#include <stdint.h>");
     o.line("#include <vigil/monitor.h>");
     o.line("");
-    o.line(&format!("#if VIGIL_MONITOR_ABI != 2\n#error \"{name}: generated for monitor ABI 2; regenerate it with this vigil\"\n#endif"));
+    o.line(&format!("#if VIGIL_MONITOR_ABI != 3\n#error \"{name}: generated for monitor ABI 3; regenerate it with this vigil\"\n#endif"));
     o.line("");
 
     // The model.
@@ -442,11 +487,13 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
         o.line(&format!("    {},", words.join(", ")));
     }
     o.line("};");
+    let (guards, invariants) = constraints(&mut o, &m.compiled);
     o.line(&format!(
-        "static const struct vigil_monitor_model vigil_model = {{\n    {}, {},\n    vigil_state_names, vigil_event_names, vigil_compiled, {},\n    {ns}, {ne}, 0}};",
+        "static const struct vigil_monitor_model vigil_model = {{\n    {}, {},\n    vigil_state_names, vigil_event_names, vigil_compiled, {},\n    {ns}, {ne}, {}, {guards}, {invariants}}};",
         c_string(&model.name),
         c_string(names.model),
-        blob.len()
+        blob.len(),
+        m.compiled.guards.len()
     ));
     o.line("");
 
@@ -487,9 +534,15 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
 
     // Hooks.
     let mut entries = Vec::new();
+    if hybrid(m) {
+        o.line("static const int64_t vigil_no_fields[VIGIL_MONITOR_MAX_FIELDS];");
+        o.line("");
+    }
     for (i, r) in b.rules.iter().enumerate() {
         let (func, at_return) = function_of(r);
-        let (nargs, ret) = hook_params(r, storage);
+        let fields = guard_fields(&m.compiled, i);
+        let field_names: Vec<&str> = fields.iter().map(|&f| field_name(r, f)).collect();
+        let (nargs, ret) = hook_params(r, storage, &field_names);
         let hook = format!("__vigil_monitor_hook_{name}_{i}");
         let mut params: Vec<String> = (0..nargs).map(|a| format!("int64_t arg{a}")).collect();
         if ret {
@@ -512,6 +565,7 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
         for c in &r.conds {
             used.insert(c.field_name.clone());
         }
+        used.extend(field_names.iter().map(|f| f.to_string()));
         let key = match (storage, r.key) {
             (Storage::Object, Some(k)) => {
                 let f = field_name(r, k);
@@ -538,14 +592,18 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
             ));
             o.resume();
         }
-        let entry = if r.event == RuleEvent::Forget {
-            "__vigil_monitor_forget"
+        if hybrid(m) {
+            hybrid_call(&mut o, i, &key, &fields, &field_names);
         } else {
-            "__vigil_monitor_event"
-        };
-        o.line(&format!(
-            "  {entry}(&vigil_monitor, &vigil_tls, {i}, {key});"
-        ));
+            let entry = if r.event == RuleEvent::Forget {
+                "__vigil_monitor_forget"
+            } else {
+                "__vigil_monitor_event"
+            };
+            o.line(&format!(
+                "  {entry}(&vigil_monitor, &vigil_tls, {i}, {key});"
+            ));
+        }
         o.line("}");
         o.line("");
         entries.push(format!(
@@ -570,10 +628,63 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
     o.text
 }
 
+/// The guards' and invariants' text and model line, for reports: the C
+/// expressions of the model descriptor's `guards` and `invariants`.
+fn constraints(o: &mut Out, c: &Compiled) -> (String, String) {
+    let one = |text: &str, line: u32| format!("{{{}, {line}, 0}}", c_string(text));
+    let guards = if c.guards.is_empty() {
+        "NULL".to_string()
+    } else {
+        o.line(&format!(
+            "static const struct vigil_monitor_constraint vigil_guards[{}] = {{",
+            c.guards.len()
+        ));
+        for g in &c.guards {
+            o.line(&format!("    {},", one(&g.text, g.line)));
+        }
+        o.line("};");
+        "vigil_guards".to_string()
+    };
+    let invariants = if c.invariants.iter().all(Option::is_none) {
+        "NULL".to_string()
+    } else {
+        o.line(&format!(
+            "static const struct vigil_monitor_constraint vigil_invariants[{}] = {{",
+            c.invariants.len()
+        ));
+        for i in &c.invariants {
+            match i {
+                Some(i) => o.line(&format!("    {},", one(&i.text, i.line))),
+                None => o.line("    {NULL, 0, 0},"),
+            }
+        }
+        o.line("};");
+        "vigil_invariants".to_string()
+    };
+    (guards, invariants)
+}
+
+/// A hybrid model's hook calls the runtime with the fields its guards read
+/// (indexed as the rule's source numbers them), or with none.
+fn hybrid_call(o: &mut Out, rule: usize, key: &str, fields: &[usize], names: &[&str]) {
+    if fields.is_empty() {
+        o.line(&format!(
+            "  __vigil_monitor_hybrid(&vigil_monitor, &vigil_tls, {rule}, {key}, vigil_no_fields);"
+        ));
+        return;
+    }
+    o.line("  int64_t f[VIGIL_MONITOR_MAX_FIELDS] = {0};");
+    for (i, name) in fields.iter().zip(names) {
+        o.line(&format!("  f[{i}] = {};", field_c(name)));
+    }
+    o.line(&format!(
+        "  __vigil_monitor_hybrid(&vigil_monitor, &vigil_tls, {rule}, {key}, f);"
+    ));
+}
+
 /// `vigil gen-monitor`.
 pub fn run(binding: &Path, model: Option<&Path>, output: Option<&Path>) -> Result<()> {
     let m = load(binding, model)?;
-    warn_unsupported(&m.model);
     for w in warnings(&m) {
         eprintln!("vigil: {w}");
     }
@@ -684,7 +795,6 @@ pub fn generate_all(bindings: &[PathBuf], dir: &Path) -> Result<Vec<(String, Pat
             )));
         }
         seen.push((m.name.clone(), canon));
-        warn_unsupported(&m.model);
         for w in warnings(&m) {
             eprintln!("vigil: {w}");
         }
@@ -766,7 +876,11 @@ forget <- call:pthread_mutex_destroy key=arg0
         let blob = m.compiled.to_blob();
         assert!(c.contains(&format!("vigil_compiled[{}]", blob.len() / 8)), "{c}");
         assert!(c.contains(&format!("0x{:016x}ull", u64::from_le_bytes(blob[..8].try_into().unwrap()))), "{c}");
-        assert!(c.contains(&format!("vigil_compiled, {},\n    2, 2, 0}};", blob.len())), "{c}");
+        assert!(c.contains(&format!("vigil_compiled, {},\n    2, 2, 0, NULL, NULL}};", blob.len())), "{c}");
+        assert!(c.contains("#if VIGIL_MONITOR_ABI != 3\n"), "{c}");
+        // a plain model: no hybrid entry point, no constraints
+        assert!(!c.contains("__vigil_monitor_hybrid"), "{c}");
+        assert!(!c.contains("vigil_guards"), "{c}");
         // hooks: the return rule gets arg0 and ret, the call rules arg0
         assert!(
             c.contains("void __vigil_monitor_hook_mutex_0(int64_t arg0, int64_t ret) {"),
@@ -794,6 +908,56 @@ forget <- call:pthread_mutex_destroy key=arg0
         assert!(c.contains("VIGIL_MONITOR_OBJECT, 0, 0,"), "{c}");
         assert!(c.contains(r#"{"lock <- return:pthread_mutex_lock key=arg0 if ret == 0", "return:pthread_mutex_lock", 3, 0, VIGIL_MONITOR_PLAIN, {0}},"#), "{c}");
         assert!(c.contains(r#"{"forget <- call:pthread_mutex_destroy key=arg0", "call:pthread_mutex_destroy", 5, VIGIL_MONITOR_FORGET, VIGIL_MONITOR_PLAIN, {0}},"#), "{c}");
+    }
+
+    /// A request must be answered within 50 ms, and not before 1 ms; the
+    /// guard on `reply` also reads a field (arg1, through `env`).
+    const REQ_DOT: &str = r#"digraph state_automaton {
+	{node [shape = plaintext, style=invis, label=""] "__init_idle"};
+	{node [shape = doublecircle] "idle"};
+	{node [shape = circle] "waiting"};
+	"__init_idle" -> "idle";
+	"waiting" [label = "waiting\nclk < 50ms"];
+	"idle" -> "waiting" [ label = "request;reset(clk)" ];
+	"waiting" -> "idle" [ label = "reply;clk >= 1ms && ok == 1" ];
+}
+"#;
+
+    fn hybrid_monitor(bind: &str) -> Monitor {
+        let model = vigil_model::dot::parse(Path::new("/m/req.dot"), REQ_DOT).unwrap();
+        from_text(Path::new("/b/req.bind"), bind, model).unwrap()
+    }
+
+    #[test]
+    fn hybrid_unit_runs_the_clocks() {
+        let m = hybrid_monitor("scope object\nenv ok = arg1\nrequest <- call:request key=arg0\nreply <- call:reply key=arg0\nforget <- call:drop key=arg0\n");
+        assert_eq!(m.compiled.kind, Kind::Ha);
+        let c = gen(&m);
+        // the whole model: the guard and the invariant, with their lines
+        assert!(c.contains("static const struct vigil_monitor_constraint vigil_guards[1] = {\n    {\"clk >= 1ms && ok == 1\", 8, 0},\n};"), "{c}");
+        assert!(c.contains("static const struct vigil_monitor_constraint vigil_invariants[2] = {\n    {NULL, 0, 0},\n    {\"clk < 50ms\", 6, 0},\n};"), "{c}");
+        assert!(c.contains("\n    2, 2, 1, vigil_guards, vigil_invariants};"), "{c}");
+        // request: no guard reads a field; reply: arg1 carries `ok`
+        assert!(c.contains("void __vigil_monitor_hook_req_0(int64_t arg0) {\n  __vigil_monitor_hybrid(&vigil_monitor, &vigil_tls, 0, (uint64_t)arg0, vigil_no_fields);"), "{c}");
+        assert!(c.contains("void __vigil_monitor_hook_req_1(int64_t arg0, int64_t arg1) {\n  int64_t f[VIGIL_MONITOR_MAX_FIELDS] = {0};\n  f[1] = arg1;\n  __vigil_monitor_hybrid(&vigil_monitor, &vigil_tls, 1, (uint64_t)arg0, f);"), "{c}");
+        // forget goes the same way (the runtime's step knows it)
+        assert!(c.contains("__vigil_monitor_hybrid(&vigil_monitor, &vigil_tls, 2, (uint64_t)arg0, vigil_no_fields);"), "{c}");
+        assert!(!c.contains("__vigil_monitor_event("), "{c}");
+        assert!(!c.contains("__vigil_monitor_forget("), "{c}");
+        // the blob is the hybrid one
+        let blob = m.compiled.to_blob();
+        assert!(c.contains(&format!("vigil_compiled[{}]", blob.len() / 8)), "{c}");
+    }
+
+    #[test]
+    fn hybrid_fields_from_the_return_value_and_common_fields() {
+        let m = hybrid_monitor("scope thread\nenv ok = ret\nrequest <- call:request\nreply <- return:reply\n");
+        assert_eq!(storage(&m), Storage::Thread);
+        let c = gen(&m);
+        assert!(c.contains("void __vigil_monitor_hook_req_1(int64_t ret) {\n  int64_t f[VIGIL_MONITOR_MAX_FIELDS] = {0};\n  f[6] = ret;\n  __vigil_monitor_hybrid(&vigil_monitor, &vigil_tls, 1, 0, f);"), "{c}");
+        let m = hybrid_monitor("scope global\nenv ok = common_pid\nrequest <- call:request\nreply <- call:reply\n");
+        let c = gen(&m);
+        assert!(c.contains("  f[6] = __vigil_monitor_field(VIGIL_MONITOR_FIELD_TID);\n"), "{c}");
     }
 
     #[test]
