@@ -4,10 +4,16 @@
 //! libvigil: the real path), that calls them in the order of the case's
 //! events and prints each violation its handler receives.
 //!
-//! Cases it cannot express are refused with the reason: hybrid models (the
-//! in-process engine has no clocks yet), sources other than `call:`, and
-//! keys or conditions on the common fields (the driver is one thread on one
-//! cpu).
+//! Hybrid models run on the test clock: the driver runs with
+//! `VIGIL_MONITOR_CLOCK=manual` and calls `__vigil_monitor_set_time(TIME)`
+//! before each event and at each `tick`, which fires the invariants that
+//! expired by then, earliest first, as the reference does before each
+//! event.  (The real engine reads CLOCK_MONOTONIC and fires them from its
+//! timer thread: tests/lit/e2e/monitor-clock.c.)
+//!
+//! Cases it cannot express are refused with the reason: LTL models,
+//! sources other than `call:`, and keys, conditions or guards on the common
+//! fields (the driver is one thread on one cpu).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -22,13 +28,10 @@ use crate::tempdir::TempDir;
 
 /// Why the case cannot run in-process, if it cannot.
 pub fn unsupported(case: &Case) -> Option<String> {
-    if case.compiled.kind == Kind::Ha {
-        return Some("hybrid model: the in-process engine has no clocks yet".into());
-    }
     if case.compiled.kind == Kind::Ltl {
         return Some("LTL model: the in-process engine does not run LTL yet".into());
     }
-    for r in &case.binding.rules {
+    for (i, r) in case.binding.rules.iter().enumerate() {
         let Source::Call { func, .. } = &r.source else {
             return Some(format!("{} is not a call: source", r.source));
         };
@@ -41,7 +44,8 @@ pub fn unsupported(case: &Case) -> Option<String> {
         }
         let fields = r.source.fields();
         let common = |f: usize| fields[f] == "common_pid" || fields[f] == "tgid" || fields[f] == "cpu";
-        if r.key.is_some_and(common) || r.conds.iter().any(|c| common(c.field)) {
+        let env_common = case.compiled.rules[i].env_fields.iter().any(|&f| (f as usize) < fields.len() && common(f as usize));
+        if r.key.is_some_and(common) || r.conds.iter().any(|c| common(c.field)) || env_common {
             return Some(format!("rule at line {} reads a common field (one thread on one cpu)", r.line));
         }
         if r.key.is_none() && case.binding.scope != vigil_model::Scope::Global {
@@ -54,10 +58,12 @@ pub fn unsupported(case: &Case) -> Option<String> {
 /// The driver's source: one function per source, then the calls.
 fn driver(case: &Case) -> String {
     let mut c = String::from(
-        "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <vigil/runtime.h>\n\n\
+        "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <vigil/monitor.h>\n#include <vigil/runtime.h>\n\n\
          static long line;\nstatic volatile int64_t sink;\n\n",
     );
-    c += r#"/* "event X is not allowed in state Y" / "... forgotten in state Y, which ..." */
+    c += r#"/* "event X is not allowed in state Y" / "... forgotten in state Y, which ..." /
+ * "guard `G` is false for event X in state Y" / "invariant `I` expired in state Y"; the
+ * event is the rule's first word ("time passed" when a timer fired: none). */
 static void on_violation(const struct vigil_violation *v, void *ctx) {
   (void)ctx;
   const char *s = strstr(v->explanation, "in state ");
@@ -68,11 +74,19 @@ static void on_violation(const struct vigil_violation *v, void *ctx) {
     snprintf(state, sizeof state, "%.*s", (int)n, s);
   }
   char event[128] = "none";
-  snprintf(event, sizeof event, "%.*s", (int)strcspn(v->event, " "), v->event);
+  if (strstr(v->event, " <- "))
+    snprintf(event, sizeof event, "%.*s", (int)strcspn(v->event, " "), v->event);
   const char *k = strstr(v->values, "key = ");
-  long long key = k ? (long long)strtoull(k + 6, NULL, 16) : 0;
-  const char *kind = strcmp(v->reason, "not-final") == 0 ? "not-final" : "event";
-  printf("%ld %s key=%lld state=%s event=%s\n", line, kind, key, state, event);
+  long long key = k ? (long long)strtoull(k + 6, NULL, 0) : 0;
+  const char *kind = !strcmp(v->reason, "not-final") ? "not-final"
+                     : !strcmp(v->reason, "monitor-guard") ? "guard"
+                     : !strcmp(v->reason, "monitor-invariant") ? "invariant" : "event";
+  const char *at = strstr(v->values, "expired at = ");
+  if (at && !strcmp(event, "none"))
+    printf("%ld %s key=%lld state=%s event=%s at=%llu\n", line, kind, key, state, event,
+           strtoull(at + 13, NULL, 10));
+  else
+    printf("%ld %s key=%lld state=%s event=%s\n", line, kind, key, state, event);
 }
 
 "#;
@@ -91,7 +105,11 @@ static void on_violation(const struct vigil_violation *v, void *ctx) {
         );
     }
     c += "\nint main(void) {\n  vigil_set_handler(on_violation, 0);\n";
+    let clocked = case.compiled.kind == Kind::Ha;
     for ev in &case.events {
+        if clocked {
+            let _ = writeln!(c, "  line = {}; __vigil_monitor_set_time(UINT64_C({}));", ev.line, ev.ts);
+        }
         let Some(src) = ev.source else { continue };
         let name = &case.compiled.sources[src as usize];
         let func = name.strip_prefix("call:").unwrap_or(name);
@@ -127,6 +145,7 @@ pub fn run(vigil_cc: &Path, case: &Case) -> Result<Vec<String>> {
     }
     let run = Command::new(&exe)
         .env("VIGIL_ON_FAILURE", "log")
+        .env("VIGIL_MONITOR_CLOCK", "manual")
         .env_remove("VIGIL_REPORT")
         .output()
         .map_err(|e| Error::failure(format!("cannot run the driver: {e}")))?;
