@@ -81,8 +81,8 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
   if (!bad && (n->vk.h->nstates != m->model->nstates || n->vk.h->nevents != m->model->nevents ||
                n->vk.h->nrules != m->nrules))
     bad = "its compiled model does not match its names and rules";
-  if (!bad && n->vk.h->kind != VK_DA && n->vk.h->kind != VK_HA)
-    bad = "its compiled model is not an automaton in-process monitors run (LTL)";
+  if (!bad && n->vk.h->kind == VK_LTL && n->vk.h->nstates > 31)
+    bad = "its LTL automaton has more than the 31 states in-process monitors run";
   if (!bad && n->vk.h->kind == VK_HA && m->model->nguards != n->vk.h->nguards)
     bad = "its guards do not match its compiled model";
   if (bad) {
@@ -93,7 +93,8 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
     free(n);
     return NULL;
   }
-  n->hybrid = n->vk.h->kind == VK_HA;
+  n->hybrid = n->vk.h->kind != VK_DA;
+  n->ltl = n->vk.h->kind == VK_LTL;
   if (m->scope == VIGIL_MONITOR_OBJECT || n->hybrid) {
     n->stripes = aligned_alloc(64, sizeof(struct stripe) * STRIPES);
     if (!n->stripes) {
@@ -412,7 +413,7 @@ static void at_exit_check(void) {
       check_tls_at_exit(r, "program exit");
   for (struct vg_monitor_rt *rt = atomic_load(&vg_monitors); rt; rt = rt->next) {
     struct vigil_monitor *m = rt->m;
-    if (!m->check_exit)
+    if (!m->check_exit || rt->ltl)
       continue;
     if (rt->hybrid) {
       table_at_exit(rt, ENTRY_HYBRID, m->scope != VIGIL_MONITOR_GLOBAL);

@@ -84,12 +84,24 @@ static __attribute__((noinline, cold)) void report_step(struct vg_monitor_rt *rt
   case VK_V_GUARD: x.reason = R_GUARD; break;
   case VK_V_INVARIANT: x.reason = R_INVARIANT; break;
   case VK_V_NOT_FINAL: x.reason = R_NOT_FINAL; break;
+  case VK_V_LTL: x.reason = R_LTL, x.state = v.states; break;
   default: x.reason = R_INVALID;
   }
   vg_monitor_report(rt, &x);
 }
 
 /* ---- the event path ----------------------------------------------------------------------- */
+
+/*
+ * LTL models take this path too: an instance is the set of Büchi states,
+ * the atoms' values and which are known (vk_ltl.h), with no clock.  It
+ * exists while it has a state or knows an atom (it waits for every atom
+ * before it starts, as the kernel's monitor does), but the table's empty
+ * slot is a zero word: a stored LTL instance carries LTL_PRESENT in its
+ * word, a state bit the model cannot have (at most 31 states in process,
+ * monitor.c refuses more).
+ */
+#define LTL_PRESENT 0x80000000u
 
 /* One step of rule `rule` on the instance `key`, at `now`: the compiled
  * model's vk_decide under the stripe's lock.  An expiry earlier than the
@@ -116,11 +128,17 @@ static inline __attribute__((always_inline)) void step(struct vg_monitor_rt *rt,
       goto out;
     }
     vk_unmonitor(&e->inst);
+    if (rt->ltl)
+      e->inst.known = 0, e->inst.atoms = 0;
   }
   expiry = e->inst.expiry_ns;
+  if (rt->ltl)
+    e->inst.word &= ~LTL_PRESENT;
   v = vk_decide(&rt->vk, r, &e->inst, f, now);
-  if (!e->inst.word) {
+  if (!e->inst.word && !e->inst.known) {
     vg_table_erase(st, (struct entry *)e, ENTRY_HYBRID);
+  } else if (rt->ltl) {
+    e->inst.word |= LTL_PRESENT;
   } else if (e->inst.expiry_ns != VK_NEVER &&
              (e->inst.expiry_ns < st->next_expiry || !vg_monitor_timer_running())) {
     armed = e->inst.expiry_ns;
@@ -296,7 +314,7 @@ void vg_monitor_hybrid_thread_exit(struct vg_monitor_rt *rt, uint64_t tid, const
     vg_monitor_report(rt, &x);
   }
   free(d.v);
-  if (!found || !rt->m->check_exit || !in.word || rt->vk.finals[in.word - 1])
+  if (!found || rt->ltl || !rt->m->check_exit || !in.word || rt->vk.finals[in.word - 1])
     return;
   struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .state = in.word - 1, .key = tid,
                         .has_key = 1, .when = when};

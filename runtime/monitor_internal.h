@@ -115,7 +115,8 @@ struct vg_monitor_rt {
   atomic_uint_fast64_t dropped;
   struct stripe *stripes;        /* OBJECT scope, and every hybrid monitor */
   struct vk_model vk;            /* the compiled model, mapped */
-  uint8_t hybrid;                /* vk's kind is VK_HA */
+  uint8_t hybrid;                /* a whole vk_inst per instance: VK_HA or VK_LTL */
+  uint8_t ltl;                   /* VK_LTL: word is a set of Büchi states */
 };
 
 /* Every monitor that saw an event (a lock-free list). */
@@ -189,12 +190,12 @@ uint64_t vg_monitor_expire_all(uint64_t now);
 
 /* ---- reports ---------------------------------------------------------------------- */
 
-enum reason { R_INVALID, R_NOT_FINAL, R_NOT_FINAL_AT_EXIT, R_GUARD, R_INVARIANT };
+enum reason { R_INVALID, R_NOT_FINAL, R_NOT_FINAL_AT_EXIT, R_GUARD, R_INVARIANT, R_LTL };
 
 struct violation {
   enum reason reason;
   const struct vigil_monitor_rule *rule; /* NULL at exit, and for a timer */
-  uint32_t state;
+  uint32_t state;   /* R_LTL: the set of Büchi states it was in */
   int has_key;
   uint64_t key;
   const char *when; /* rule NULL: "thread exit" / "program exit" / "time passed" */

@@ -18,7 +18,21 @@ static const char *const reason_codes[] = {
     [R_NOT_FINAL_AT_EXIT] = "not-final-at-exit",
     [R_GUARD] = "monitor-guard",
     [R_INVARIANT] = "monitor-invariant",
+    [R_LTL] = "monitor-ltl",
 };
+
+/* An LTL verdict's set of Büchi states, by name: S0|S2 ("none" if empty),
+ * as the kernel engine writes it. */
+static void format_states(struct vg_buf *b, const struct vigil_monitor_model *md, uint32_t set) {
+  const char *sep = "";
+  for (uint32_t s = 0; s < md->nstates && s < 32; s++)
+    if (set & (1u << s)) {
+      vg_bprintf(b, "%s%s", sep, md->state_names[s]);
+      sep = "|";
+    }
+  if (!*sep)
+    vg_bprintf(b, "none");
+}
 
 static void format_key(struct vg_buf *b, uint64_t v) {
   if (v < 1000000)
@@ -96,6 +110,9 @@ static void explain(struct vg_buf *expl, struct vg_buf *values, const struct vio
     if (x->rule)
       vg_bprintf(expl, " before event %s", event);
     break;
+  case R_LTL:
+    vg_bprintf(expl, "no state of the automaton holds after %s in state %s", event, state);
+    break;
   }
   if (x->has_key) {
     vg_bprintf(values, "key = ");
@@ -153,7 +170,11 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
   struct vigil_monitor *m = rt->m;
   const struct vigil_monitor_model *md = m->model;
   atomic_fetch_add_explicit(&rt->failures, 1, memory_order_relaxed);
-  const char *state = x->state < md->nstates ? md->state_names[x->state] : "?";
+  struct vg_buf states = {0};
+  if (x->reason == R_LTL)
+    format_states(&states, md, x->state);
+  const char *state = x->reason == R_LTL ? (states.p ? states.p : "?")
+                      : x->state < md->nstates ? md->state_names[x->state] : "?";
   const char *event = "";
   if (x->rule)
     event = x->rule->event == VIGIL_MONITOR_FORGET ? "forget" : md->event_names[x->rule->event];
@@ -170,7 +191,7 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
     vg_bprintf(&ev, "%s", x->when);
   const char *sep = "";
   const struct vk_model *vk = &((struct vg_monitor_rt *)m->runtime)->vk;
-  for (uint32_t e = 0; e < md->nevents; e++)
+  for (uint32_t e = 0; x->reason != R_LTL && e < md->nevents; e++)
     if (vk->next[x->state * md->nevents + e] != VK_NONE) {
       vg_bprintf(&expected, "%s%s", sep, md->event_names[e]);
       sep = " | ";
@@ -195,5 +216,5 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
       .expected = expected.p ? expected.p : "", .alternative = -1};
   vg_report_violation(&v, heading.p, lines, tail, json.p);
   free(assertion.p), free(text.p), free(expl.p), free(ev.p), free(values.p);
-  free(expected.p), free(heading.p), free(render.p), free(json.p), free(where.p);
+  free(expected.p), free(heading.p), free(render.p), free(json.p), free(where.p), free(states.p);
 }

@@ -125,7 +125,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vigil", required=True)
     ap.add_argument("--c-runner", required=True)
-    ap.add_argument("--process-cc", help="also the in-process engine (vigil-cc): plain and hybrid models")
+    ap.add_argument("--process-cc", help="also the in-process engine (vigil-cc): plain, hybrid and LTL models")
     ap.add_argument("--bpf-runner", help="also the kernel engine (vigil-bpf-monitor, root): plain models only")
     ap.add_argument("-n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)

@@ -11,7 +11,7 @@
 //! event.  (The real engine reads CLOCK_MONOTONIC and fires them from its
 //! timer thread: tests/lit/e2e/monitor-clock.c.)
 //!
-//! Cases it cannot express are refused with the reason: LTL models,
+//! Cases it cannot express are refused with the reason:
 //! sources other than `call:`, and keys, conditions or guards on the common
 //! fields (the driver is one thread on one cpu).
 
@@ -28,9 +28,6 @@ use crate::tempdir::TempDir;
 
 /// Why the case cannot run in-process, if it cannot.
 pub fn unsupported(case: &Case) -> Option<String> {
-    if case.compiled.kind == Kind::Ltl {
-        return Some("LTL model: the in-process engine does not run LTL yet".into());
-    }
     for (i, r) in case.binding.rules.iter().enumerate() {
         let Source::Call { func, .. } = &r.source else {
             return Some(format!("{} is not a call: source", r.source));
@@ -41,6 +38,11 @@ pub fn unsupported(case: &Case) -> Option<String> {
         const DRIVER_USES: &[&str] = &["main", "free", "printf", "snprintf", "strstr", "strcspn", "strcmp", "strtoull", "fflush", "vigil_set_handler"];
         if DRIVER_USES.contains(&func.as_str()) {
             return Some(format!("`{func}` is a function the driver itself uses"));
+        }
+        // Declared by the driver's headers with other parameters.
+        const LIBC: &[&str] = &["exit", "abort", "malloc", "calloc", "realloc", "puts", "getenv", "atoi", "atol", "strlen", "memcpy", "memset", "memcmp", "strncmp", "qsort", "rand", "system"];
+        if LIBC.contains(&func.as_str()) {
+            return Some(format!("`{func}` is a C library function the driver's headers declare"));
         }
         let fields = r.source.fields();
         let common = |f: usize| fields[f] == "common_pid" || fields[f] == "tgid" || fields[f] == "cpu";
@@ -80,7 +82,12 @@ static void on_violation(const struct vigil_violation *v, void *ctx) {
   long long key = k ? (long long)strtoull(k + 6, NULL, 0) : 0;
   const char *kind = !strcmp(v->reason, "not-final") ? "not-final"
                      : !strcmp(v->reason, "monitor-guard") ? "guard"
-                     : !strcmp(v->reason, "monitor-invariant") ? "invariant" : "event";
+                     : !strcmp(v->reason, "monitor-invariant") ? "invariant"
+                     : !strcmp(v->reason, "monitor-ltl") ? "ltl" : "event";
+  /* an LTL verdict's state set: S0|S1 in reports, S0,S1 in the corpus */
+  for (char *p = state; *p; p++)
+    if (*p == '|')
+      *p = ',';
   const char *at = strstr(v->values, "expired at = ");
   if (at && !strcmp(event, "none"))
     printf("%ld %s key=%lld state=%s event=%s at=%llu\n", line, kind, key, state, event,

@@ -21,18 +21,6 @@ pub fn load_model(arg: &Path) -> Result<Model> {
     Model::from_file(&path).map_err(|d| Error::setup(d.to_string()))
 }
 
-/// An LTL model where a command does not take one yet: the error says what
-/// does.
-pub fn refuse_ltl(model: &Model, what: &str) -> Result<()> {
-    if model.ltl.is_some() {
-        return Err(Error::setup(format!(
-            "{}: an LTL model: {what} does not take LTL models yet (vigil check and vigil render do)",
-            model.path.display()
-        )));
-    }
-    Ok(())
-}
-
 /// Print `Model::unsupported()` (guards, resets, invariants) on stderr, in
 /// line order.
 pub fn warn_unsupported(model: &Model) {

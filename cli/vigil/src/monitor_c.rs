@@ -117,7 +117,6 @@ pub fn load(binding_arg: &Path, model_arg: Option<&Path>) -> Result<Monitor> {
         None => binding_model(&path)?,
     };
     let model = Model::from_file(&model_path).map_err(|d| Error::failure(d.to_string()))?;
-    crate::dot2c_cmd::refuse_ltl(&model, "an in-process monitor")?;
     from_text(&path, &text, model)
 }
 
@@ -293,9 +292,10 @@ fn function_of(r: &Rule) -> (&str, bool) {
     }
 }
 
-/// Whether the hooks call `__vigil_monitor_hybrid` (the model has clocks).
+/// Whether the hooks call `__vigil_monitor_hybrid`: the runtime keeps a
+/// whole instance (a hybrid model's clocks, an LTL model's atoms).
 fn hybrid(m: &Monitor) -> bool {
-    m.compiled.kind == Kind::Ha
+    m.compiled.kind != Kind::Da
 }
 
 /// The fields of rule `index`'s source that a guard on its event reads
