@@ -534,7 +534,8 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
 
     // Hooks.
     let mut entries = Vec::new();
-    if hybrid(m) {
+    // Only if a hook passes no field: an unused static is a -Wall warning.
+    if hybrid(m) && (0..b.rules.len()).any(|i| guard_fields(&m.compiled, i).is_empty()) {
         o.line("static const int64_t vigil_no_fields[VIGIL_MONITOR_MAX_FIELDS];");
         o.line("");
     }
@@ -958,6 +959,10 @@ forget <- call:pthread_mutex_destroy key=arg0
         let m = hybrid_monitor("scope global\nenv ok = common_pid\nrequest <- call:request\nreply <- call:reply\n");
         let c = gen(&m);
         assert!(c.contains("  f[6] = __vigil_monitor_field(VIGIL_MONITOR_FIELD_TID);\n"), "{c}");
+        // every hook passes fields or none: the empty array only if used
+        assert!(c.contains("static const int64_t vigil_no_fields["), "{c}");
+        let m = hybrid_monitor("scope object\nenv ok = arg1\nreply <- call:reply key=arg0\n");
+        assert!(!gen(&m).contains("vigil_no_fields"));
     }
 
     #[test]
