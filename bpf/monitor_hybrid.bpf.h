@@ -104,14 +104,13 @@ static __always_inline bool ha_commit(struct vigil_ha_inst *v, const struct vk_i
 
 static int vigil_expire_cb(void *map, __u64 *key, struct vigil_ha_inst *v);
 
-/* (Re)start the instance's timer at its expiry.  A timer left armed for
- * an older expiry finds nothing to do (vk_expire checks the time). */
+/* (Re)start the instance's timer at its expiry (ha_insert set it up once).
+ * A timer left armed for an older expiry finds nothing to do (vk_expire
+ * checks the time). */
 static __always_inline void ha_arm(struct vigil_ha_inst *v, __u64 expiry, __u64 now)
 {
 	if (!vigil_use_timers || expiry == VK_NEVER)
 		return;
-	bpf_timer_init(&v->timer, &vigil_ha_inst, 1 /* CLOCK_MONOTONIC */);
-	bpf_timer_set_callback(&v->timer, vigil_expire_cb);
 	bpf_timer_start(&v->timer, expiry > now ? expiry - now : 0, 0);
 }
 
@@ -139,8 +138,15 @@ static __always_inline int ha_insert(__u64 key, const struct vk_inst *in, __u64 
 	if (bpf_map_update_elem(&vigil_ha_inst, &key, &init, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&vigil_ha_inst, &key) ? -1 : -2;
 	v = bpf_map_lookup_elem(&vigil_ha_inst, &key);
-	if (v)
-		ha_arm(v, in->expiry_ns, now);
+	if (!v)
+		return 0;
+	/* Once per instance, not per step: the timer lives as long as the
+	 * map element (deleting the element cancels it). */
+	if (vigil_use_timers) {
+		bpf_timer_init(&v->timer, &vigil_ha_inst, 1 /* CLOCK_MONOTONIC */);
+		bpf_timer_set_callback(&v->timer, vigil_expire_cb);
+	}
+	ha_arm(v, in->expiry_ns, now);
 	return 0;
 }
 
