@@ -31,7 +31,7 @@ BSON_CFLAGS := -I/usr/include/libbson-1.0 -DBSON_STATIC
 BSON_LIBS := -l:libbson-static-1.0.a -lm
 RUNTIME_CFLAGS := -std=c11 -O2 -g -fdebug-default-version=4 -fPIC -ftls-model=initial-exec -Wall -Wextra -Iinclude $(BSON_CFLAGS) -MMD -MP
 
-.PHONY: all deps build runtime compiler cli bpf test test-runtime test-lit test-cli \
+.PHONY: all deps build runtime compiler cli bpf test test-runtime test-lit test-cli kernel-fs \
         demo bench bench-kernel bench-deps bench-compare fuzz clean
 
 all: build
@@ -85,8 +85,17 @@ cli: deps
 	ln -sf vigil $(BUILD)/bin/vigil-cc
 
 # ---- tests -----------------------------------------------------------------
-test: build $(BUILD)/tests/test_engine $(BUILD)/tests/vk_run
+test: build kernel-fs $(BUILD)/tests/test_engine $(BUILD)/tests/vk_run
 	@tests/run-all.sh "$(BUILD)"
+
+# The ftrace tests (tests/lit/live) need tracefs; a fresh machine may have
+# it unmounted.  As root we mount it rather than let the tests skip; without
+# root, or without tracefs in the kernel, lit.cfg.py says why they skip.
+kernel-fs:
+	@if [ "$$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && \
+	    ! [ -e /sys/kernel/tracing/available_events ]; then \
+	  echo "vigil: mounting tracefs on /sys/kernel/tracing (for tests/lit/live)"; \
+	  mount -t tracefs nodev /sys/kernel/tracing || true; fi
 
 # The conformance corpus's runner for include/vigil/vk.h (the C step of the
 # in-process and BPF engines): strict C11, no libvigil.
@@ -126,7 +135,7 @@ fuzz: build
 test-runtime: $(BUILD)/tests/test_engine
 	$(BUILD)/tests/test_engine
 
-test-lit: build
+test-lit: build kernel-fs
 	VIGIL_BUILD=$(BUILD) python3 -c "import sys; from lit.main import main; sys.argv[0] = \"lit\"; main()" -sv tests/lit
 
 test-cli: deps

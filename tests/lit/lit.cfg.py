@@ -1,6 +1,7 @@
 # lit configuration for vigil's compiler and end-to-end tests.
 #   VIGIL_BUILD   the build directory (default <repo>/build)
 import os
+import sys
 
 import lit.formats
 
@@ -37,6 +38,7 @@ config.environment["VIGIL_BACKTRACE"] = "1"
 config.substitutions.append(("%vigil-cc", os.path.join(build, "bin", "vigil-cc")))
 config.substitutions.append(("%vigil-bin", os.path.join(build, "bin", "vigil")))
 config.substitutions.append(("%vigil-pass", os.path.join(build, "lib", "vigil-pass.so")))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%include", os.path.join(root, "include")))
 config.substitutions.append(("%root", root))
 # The C step function's conformance runner (tests/conformance/vk_run.c).
