@@ -286,6 +286,11 @@ void vg_report(struct vigil_assertion *a, struct vg_header *h,
 void vg_report_violation(struct vigil_violation *v, const char *heading,
                          const char *const *lines, const char *const *tail,
                          const char *json);
+/* An automaton violation (monitor_report.c): `core` is the JSON object up
+ * to its backtrace, in the shape all engines share. */
+void vg_report_core_violation(struct vigil_violation *v, const char *heading,
+                              const char *const *lines, const char *const *tail,
+                              const char *core);
 struct vg_buf {
   char *p;
   size_t len, cap;

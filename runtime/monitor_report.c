@@ -5,9 +5,12 @@
  * Cold code: nothing here is on the event path.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "monitor_internal.h"
 #include "vigil/stream.h"
@@ -123,33 +126,124 @@ static void explain(struct vg_buf *expl, struct vg_buf *values, const struct vio
                (unsigned long long)x->at);
 }
 
-/* The JSON fields after the common ones (report.c writes those). */
-static void json_fields(struct vg_buf *json, const struct vigil_monitor *m, const struct violation *x,
-                        const char *state, const struct vigil_monitor_constraint *c,
-                        const char *render) {
+static const char *const kinds[] = {
+    [R_INVALID] = "event",   [R_NOT_FINAL] = "not-final", [R_NOT_FINAL_AT_EXIT] = "not-final",
+    [R_GUARD] = "guard",     [R_INVARIANT] = "invariant", [R_LTL] = "ltl",
+};
+
+/* The field that keys an object-scope instance.  The rule table has no
+ * member for it (adding one would change the binding table's ABI); the
+ * rule's text is the binding line as gen-monitor normalises it
+ * (monitor_c.rs, rule_text), which writes ` key=FIELD` after the source. */
+static void key_field(struct vg_buf *json, const struct vigil_monitor_rule *r) {
+  const char *k = r ? strstr(r->text, " key=") : NULL;
+  if (!k) {
+    vg_bprintf(json, "null");
+    return;
+  }
+  k += 5;
+  vg_bprintf(json, "\"%.*s\"", (int)strcspn(k, " "), k);
+}
+
+/* The core keys every engine writes (docs/integration.md, "Automaton
+ * violations (all engines)"), in their order: the thread that reports is
+ * the task, except for an invariant that expired (the timer thread reports
+ * it) or an object or global instance left at program exit, which no task
+ * caused.  A thread-scope instance is the thread that exits. */
+static void json_core(struct vg_buf *json, const struct vigil_monitor *m, const struct violation *x,
+                      const char *state, const char *event, const char *tname) {
   const struct vigil_monitor_model *md = m->model;
-  vg_bprintf(json, ",\"kind\":\"monitor\",\"monitor\":");
-  vg_bjson(json, m->name);
-  vg_bprintf(json, ",\"binding\":");
-  vg_bjson(json, m->binding);
-  vg_bprintf(json, ",\"model\":");
-  vg_bjson(json, md->path);
-  vg_bprintf(json, ",\"scope\":");
-  vg_bjson(json, m->scope_text);
-  vg_bprintf(json, ",\"state\":");
+  const struct vk_model *vk = &((struct vg_monitor_rt *)m->runtime)->vk;
+  int by_task = x->rule || (x->when && !strcmp(x->when, "thread exit")) ||
+                (m->scope == VIGIL_MONITOR_THREAD && x->when && !strcmp(x->when, "program exit"));
+  vg_bprintf(json, "{\"type\":\"violation\",\"engine\":\"process\",\"model\":");
+  vg_bjson(json, md->name);
+  vg_bprintf(json, ",\"kind\":\"%s\",\"state\":", kinds[x->reason]);
   vg_bjson(json, state);
+  vg_bprintf(json, ",\"event\":");
+  vg_bjson(json, *event ? event : "none");
+  vg_bprintf(json, ",\"allowed\":[");
+  const char *sep = "";
+  for (uint32_t e = 0; x->reason != R_LTL && x->state < md->nstates && e < md->nevents; e++)
+    if (VK_NEXT(vk, x->state * md->nevents + e) != VK_NONE) {
+      vg_bprintf(json, "%s", sep);
+      vg_bjson(json, md->event_names[e]);
+      sep = ",";
+    }
+  vg_bprintf(json, "],\"scope\":");
+  vg_bjson(json, m->scope_text);
   vg_bprintf(json, ",\"key\":");
-  if (x->has_key) {
-    char k[32];
-    snprintf(k, sizeof k, "0x%llx", (unsigned long long)x->key);
-    vg_bjson(json, k);
+  if (m->scope == VIGIL_MONITOR_OBJECT && x->has_key) {
+    vg_bprintf(json, "{\"field\":");
+    key_field(json, x->rule);
+    vg_bprintf(json, ",\"value\":%llu}", (unsigned long long)x->key);
+  } else if (m->scope == VIGIL_MONITOR_THREAD && (x->has_key || by_task)) {
+    /* the instance is the thread itself: no field of the source keys it */
+    vg_bprintf(json, "{\"field\":null,\"value\":%llu}",
+               (unsigned long long)(x->has_key ? x->key : (uint64_t)gettid()));
   } else {
     vg_bprintf(json, "null");
   }
   if (x->rule) {
+    struct vg_buf at = {0};
+    vg_bprintf(&at, "%s:%u", m->binding, x->rule->line);
+    vg_bprintf(json, ",\"rule\":");
+    vg_bjson(json, at.p);
     vg_bprintf(json, ",\"source\":");
     vg_bjson(json, x->rule->source);
-    vg_bprintf(json, ",\"rule_line\":%u", x->rule->line);
+    free(at.p);
+  } else {
+    vg_bprintf(json, ",\"rule\":null,\"source\":null");
+  }
+  uint64_t t = x->reason == R_INVARIANT ? x->at : vg_monitor_now();
+  vg_bprintf(json, ",\"time_ns\":%llu", (unsigned long long)t);
+  if (by_task)
+    vg_bprintf(json, ",\"pid\":%ld", (long)gettid());
+  else
+    vg_bprintf(json, ",\"pid\":null");
+  int cpu = sched_getcpu();
+  vg_bprintf(json, ",\"tgid\":%ld,\"cpu\":", (long)getpid());
+  if (cpu >= 0 && by_task)
+    vg_bprintf(json, "%d", cpu);
+  else
+    vg_bprintf(json, "null");
+  vg_bprintf(json, ",\"comm\":");
+  if (by_task)
+    vg_bjson(json, tname);
+  else
+    vg_bprintf(json, "null");
+}
+
+/* The process engine's extras, after the core. */
+static void json_extras(struct vg_buf *json, const struct vigil_monitor *m, const struct violation *x,
+                        const char *explanation, const struct vigil_monitor_constraint *c,
+                        const char *render) {
+  const struct vigil_monitor_model *md = m->model;
+  vg_bprintf(json, ",\"monitor\":");
+  vg_bjson(json, m->name);
+  vg_bprintf(json, ",\"binding\":");
+  vg_bjson(json, m->binding);
+  vg_bprintf(json, ",\"model_file\":");
+  vg_bjson(json, md->path);
+  vg_bprintf(json, ",\"reason\":");
+  vg_bjson(json, reason_codes[x->reason]);
+  vg_bprintf(json, ",\"explanation\":");
+  vg_bjson(json, explanation);
+  if (x->rule) {
+    vg_bprintf(json, ",\"rule_text\":");
+    vg_bjson(json, x->rule->text);
+  }
+  if (x->reason == R_NOT_FINAL || x->reason == R_NOT_FINAL_AT_EXIT) {
+    const struct vk_model *vk = &((struct vg_monitor_rt *)m->runtime)->vk;
+    const char *sep = "";
+    vg_bprintf(json, ",\"final\":[");
+    for (uint32_t s = 0; s < md->nstates; s++)
+      if (VK_FINAL(vk, s)) {
+        vg_bprintf(json, "%s", sep);
+        vg_bjson(json, md->state_names[s]);
+        sep = ",";
+      }
+    vg_bprintf(json, "]");
   }
   if (c) { /* as the offline engine's reports name them */
     struct vg_buf at = {0};
@@ -160,8 +254,6 @@ static void json_fields(struct vg_buf *json, const struct vigil_monitor *m, cons
     vg_bjson(json, at.p);
     free(at.p);
   }
-  if (x->reason == R_INVARIANT)
-    vg_bprintf(json, ",\"expired_ns\":%llu", (unsigned long long)x->at);
   vg_bprintf(json, ",\"render\":");
   vg_bjson(json, render);
 }
@@ -205,7 +297,10 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
     vg_bprintf(&render, "vigil render %s", md->path);
   if (c)
     vg_bprintf(&where, "%s (%s:%u)", c->text, vg_monitor_basename(md->path), c->line);
-  json_fields(&json, m, x, state, c, render.p);
+  char tname[32] = "";
+  pthread_getname_np(pthread_self(), tname, sizeof tname);
+  json_core(&json, m, x, state, event, tname);
+  json_extras(&json, m, x, expl.p, c, render.p);
 
   const char *lines[] = {"state:", state, c ? (x->reason == R_GUARD ? "guard:" : "invariant:") : NULL,
                          where.p, NULL, NULL};
@@ -214,7 +309,7 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
       .assertion = assertion.p, .text = text.p, .reason = reason_codes[x->reason],
       .explanation = expl.p, .event = ev.p ? ev.p : "", .values = values.p ? values.p : "",
       .expected = expected.p ? expected.p : "", .alternative = -1};
-  vg_report_violation(&v, heading.p, lines, tail, json.p);
+  vg_report_core_violation(&v, heading.p, lines, tail, json.p);
   free(assertion.p), free(text.p), free(expl.p), free(ev.p), free(values.p);
   free(expected.p), free(heading.p), free(render.p), free(json.p), free(where.p), free(states.p);
 }

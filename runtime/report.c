@@ -196,11 +196,9 @@ static void json_string(struct buf *b, const char *s) {
  * outermost libvigil entry point. */
 /* The end every JSON report shares (thread, pid, backtrace), then one
  * write of the whole line to VIGIL_REPORT; frees the buffer. */
-static void json_finish(struct buf *j, long tid, const char *tname,
-                        const struct vg_frame *frames, int nframes) {
-  bprintf(j, ",\"thread\":%ld,\"thread_name\":", tid);
-  json_string(j, tname);
-  bprintf(j, ",\"pid\":%ld,\"backtrace\":[", (long)getpid());
+/* The backtrace, the object's end, and the line out to VIGIL_REPORT. */
+static void json_backtrace_out(struct buf *j, const struct vg_frame *frames, int nframes) {
+  bprintf(j, ",\"backtrace\":[");
   for (int i = 0; frames && i < nframes; i++) {
     struct vg_buf fb = {0};
     vg_frame_json(&fb, &frames[i]);
@@ -218,6 +216,14 @@ static void json_finish(struct buf *j, long tid, const char *tname,
     }
   }
   free(j->p);
+}
+
+static void json_finish(struct buf *j, long tid, const char *tname,
+                        const struct vg_frame *frames, int nframes) {
+  bprintf(j, ",\"thread\":%ld,\"thread_name\":", tid);
+  json_string(j, tname);
+  bprintf(j, ",\"pid\":%ld", (long)getpid());
+  json_backtrace_out(j, frames, nframes);
 }
 
 /* VIGIL_ON_FAILURE=abort, after the report is out. */
@@ -445,9 +451,45 @@ void vg_report(struct vigil_assertion *a, struct vg_header *h,
  * (NULL-terminated) shown after the event and after the allowed events,
  * `json` extra members (each starting with ',').
  * Same handler, VIGIL_REPORT and VIGIL_ON_FAILURE behaviour as assertions. */
-void vg_report_violation(struct vigil_violation *v, const char *heading,
-                         const char *const *lines, const char *const *tail,
-                         const char *json) {
+/* The report on stderr (or to the handler): the text form. */
+static void report_text(struct vigil_violation *v, const char *heading,
+                        const char *const *lines, const char *const *tail,
+                        long tid, const char *tname, const struct vg_frame *frames, int nframes) {
+  if (handler) {
+    handler(v, handler_ctx);
+    return;
+  }
+  if (vg_config.on_failure == VG_COUNT)
+    return;
+  struct buf b = {0};
+  bprintf(&b, "%s\n", heading);
+  if (v->text && *v->text)
+    bprintf(&b, "  %s\n", v->text);
+  bprintf(&b, "  reason:   %s (%s)\n", v->explanation, v->reason);
+  if (v->event && *v->event)
+    bprintf(&b, "  event:    %s\n", v->event);
+  for (const char *const *l = lines; l && l[0]; l += 2)
+    bprintf(&b, "  %-9s %s\n", l[0], l[1]);
+  if (v->values && *v->values)
+    bprintf(&b, "  values:   %s\n", v->values);
+  if (v->expected && *v->expected)
+    bprintf(&b, "  allowed:  %s\n", v->expected);
+  for (const char *const *l = tail; l && l[0]; l += 2)
+    bprintf(&b, "  %-9s %s\n", l[0], l[1]);
+  bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
+  text_stack(&b, frames, nframes);
+  if (b.p) {
+    fputs(b.p, stderr);
+    fflush(stderr);
+  }
+  free(b.p);
+}
+
+/* `core`: the JSON line's object up to the backtrace, written by the
+ * caller (an automaton violation's core shape); else the assertion
+ * report's keys, then `json` (the caller's extra keys), then the thread. */
+static void report(struct vigil_violation *v, const char *heading, const char *const *lines,
+                   const char *const *tail, const char *json, int core) {
   long tid = (long)gettid();
   char tname[32] = "";
   pthread_getname_np(pthread_self(), tname, sizeof tname);
@@ -455,35 +497,12 @@ void vg_report_violation(struct vigil_violation *v, const char *heading,
   v->thread_name = tname;
   int nframes = 0;
   struct vg_frame *frames = vg_config.backtrace ? vg_stack(&nframes) : NULL;
-
-  if (handler) {
-    handler(v, handler_ctx);
-  } else if (vg_config.on_failure != VG_COUNT) {
-    struct buf b = {0};
-    bprintf(&b, "%s\n", heading);
-    if (v->text && *v->text)
-      bprintf(&b, "  %s\n", v->text);
-    bprintf(&b, "  reason:   %s (%s)\n", v->explanation, v->reason);
-    if (v->event && *v->event)
-      bprintf(&b, "  event:    %s\n", v->event);
-    for (const char *const *l = lines; l && l[0]; l += 2)
-      bprintf(&b, "  %-9s %s\n", l[0], l[1]);
-    if (v->values && *v->values)
-      bprintf(&b, "  values:   %s\n", v->values);
-    if (v->expected && *v->expected)
-      bprintf(&b, "  allowed:  %s\n", v->expected);
-    for (const char *const *l = tail; l && l[0]; l += 2)
-      bprintf(&b, "  %-9s %s\n", l[0], l[1]);
-    bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
-    text_stack(&b, frames, nframes);
-    if (b.p) {
-      fputs(b.p, stderr);
-      fflush(stderr);
-    }
-    free(b.p);
-  }
-
-  if (vg_config.report_fd >= 0) {
+  report_text(v, heading, lines, tail, tid, tname, frames, nframes);
+  if (vg_config.report_fd >= 0 && core) {
+    struct buf j = {0};
+    bprintf(&j, "%s", json ? json : "{");
+    json_backtrace_out(&j, frames, nframes);
+  } else if (vg_config.report_fd >= 0) {
     struct buf j = {0};
     bprintf(&j, "{\"assertion\":");
     json_string(&j, v->assertion);
@@ -505,6 +524,18 @@ void vg_report_violation(struct vigil_violation *v, const char *heading,
   }
   free(frames);
   abort_if_asked();
+}
+
+void vg_report_violation(struct vigil_violation *v, const char *heading,
+                         const char *const *lines, const char *const *tail,
+                         const char *json) {
+  report(v, heading, lines, tail, json, 0);
+}
+
+void vg_report_core_violation(struct vigil_violation *v, const char *heading,
+                              const char *const *lines, const char *const *tail,
+                              const char *core) {
+  report(v, heading, lines, tail, core, 1);
 }
 
 /* The string builder, for the callers of vg_report_violation. */

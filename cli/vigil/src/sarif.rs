@@ -4,15 +4,16 @@
 //!
 //! * an assertion violation written by libvigil to `VIGIL_REPORT`
 //!   (`{"assertion":"file.c:L:C","text":…,"reason":…,"backtrace":[…],…}`);
-//! * an in-process monitor violation, also from libvigil's `VIGIL_REPORT`
-//!   (the same keys plus `"kind":"monitor","monitor":…,"binding":…,
-//!   "rule_line":…`);
 //! * an automaton violation of `vigil check --json`, `vigil collect --check
-//!   --json` or `vigil monitor --json`: one shape for all three
+//!   --json`, `vigil monitor --json` or an in-process monitor (libvigil's
+//!   `VIGIL_REPORT`): one shape for all four
 //!   (`{"type":"violation","engine":…,"model":…,…}`, its core keys first,
 //!   then the engine's extras: `trace`/`line`/`text`, `stream`/`tseq`,
-//!   `stack`/`user_stack`/`render`), or a `{"type":"summary",…}` line,
-//!   skipped.
+//!   `stack`/`user_stack`/`render`, `backtrace`), or a `{"type":"summary",…}`
+//!   line, skipped;
+//! * an in-process monitor violation as libvigil wrote it before the shared
+//!   shape (the assertion's keys plus `"kind":"monitor","monitor":…`), so
+//!   that stored reports still convert.
 //!
 //! Blank lines are skipped.  Anything else is an error naming `FILE:LINE`,
 //! and no SARIF at all is produced: a CI job gets a complete log or none.
@@ -414,7 +415,7 @@ fn assertion_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String
     ))
 }
 
-/// libvigil: a monitor on C functions (runtime/monitor.c).
+/// libvigil before the shared shape: a monitor on C functions.
 fn monitor_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String> {
     let monitor = req_str(obj, "monitor")?;
     let binding = opt_str(obj, "binding")?;
@@ -575,7 +576,8 @@ fn automaton_violation(obj: &Map<String, Value>) -> Result<(Rule, Value), String
         .and_then(Value::as_i64)
         .map(|p| format!("task {p}"));
     add_stack(&mut result, obj, "stack", "kernel stack", thread.clone())?;
-    add_stack(&mut result, obj, "user_stack", "user stack", thread)?;
+    add_stack(&mut result, obj, "user_stack", "user stack", thread.clone())?;
+    add_stack(&mut result, obj, "backtrace", "backtrace", thread)?;
     Ok((
         Rule {
             id: format!("monitor/{model}"),
@@ -1038,6 +1040,24 @@ mod tests {
         assert_eq!(loc["logicalLocations"][0]["name"], "try_to_wake_up+0x10");
         assert_eq!(loc["properties"]["address"], "0xffffffff81000000");
         assert_eq!(r["stacks"][0]["message"]["text"], "kernel stack of task 12");
+    }
+
+    #[test]
+    fn process_monitor_report() {
+        let line = r#"{"type":"violation","engine":"process","model":"mutex","kind":"event","state":"locked","event":"lock","allowed":["unlock"],"scope":"object","key":{"field":"arg0","value":140723452088256},"rule":"/m/mutex.bind:17","source":"return:pthread_mutex_lock","time_ns":616777602179,"pid":7666,"tgid":7666,"cpu":0,"comm":"main-thread","monitor":"mutex","binding":"/m/mutex.bind","model_file":"/m/mutex.dot","reason":"monitor-invalid-event","explanation":"event lock is not allowed in state locked","rule_text":"lock <- return:pthread_mutex_lock key=arg0 if ret == 35","render":"vigil render /m/mutex.dot --highlight locked:lock","backtrace":[{"address":"0x5600","module":"/tmp/t","offset":"0x47762","function":"relock","inlined":false}]}"#;
+        let v = convert_str("r", line).unwrap();
+        let r = &run(&v)["results"][0];
+        assert_eq!(r["ruleId"], "monitor/mutex");
+        let text = r["message"]["text"].as_str().unwrap();
+        assert!(text.contains("\ntask: main-thread-7666 on cpu 0\n"), "{text}");
+        assert!(text.contains("\ninstance: object arg0=140723452088256\n"), "{text}");
+        let pl = &r["locations"][0]["physicalLocation"];
+        assert_eq!(pl["artifactLocation"]["uri"], "file:///m/mutex.bind");
+        assert_eq!(pl["region"]["startLine"], 17);
+        let frame = &r["stacks"][0]["frames"][0]["location"];
+        assert_eq!(frame["logicalLocations"][0]["name"], "relock");
+        assert_eq!(r["stacks"][0]["message"]["text"], "backtrace of task 7666");
+        assert_eq!(r["properties"]["reason"], "monitor-invalid-event");
     }
 
     #[test]

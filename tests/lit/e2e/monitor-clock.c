@@ -21,6 +21,7 @@
 // RUN: rm -f %t.jsonl
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_REPORT=%t.jsonl %t late
 // RUN: FileCheck %s --check-prefix=JSON < %t.jsonl
+// RUN: %python %root/tests/lit/report/inputs/core_keys.py %t.jsonl | FileCheck %s --check-prefix=CORE
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <pthread.h>
@@ -205,5 +206,8 @@ int main(int argc, char **argv) {
 // THREADS:      timers after: 1
 // THREADS-NOT:  vigil: monitor violation
 
-// JSON: "reason":"monitor-invariant","explanation":"invariant `clk < deadline` expired in state waiting","event":"time passed","values":"key = 7, expired at = {{[0-9]+}} ns","allowed":"reply","kind":"monitor","monitor":"request",{{.*}}"scope":"object","state":"waiting","key":"0x7","constraint":"clk < deadline","constraint_at":"{{.*}}request.dot:10","expired_ns":{{[0-9]+}},"render":"vigil render {{.*}}request.dot","thread":{{[0-9]+}},"thread_name":"vigil-timer"
+// Time passed, no event: no rule fired, no task caused it (the timer
+// thread reports), and the time is when the invariant expired.
+// JSON: {"type":"violation","engine":"process","model":"request","kind":"invariant","state":"waiting","event":"none","allowed":["reply"],"scope":"object","key":{"field":null,"value":7},"rule":null,"source":null,"time_ns":{{[0-9]+}},"pid":null,"tgid":{{[0-9]+}},"cpu":null,"comm":null,"monitor":"request",{{.*}}"reason":"monitor-invariant","explanation":"invariant `clk < deadline` expired in state waiting","constraint":"clk < deadline","constraint_at":"{{.*}}request.dot:10","render":"vigil render {{.*}}request.dot","backtrace":
 // JSON-NOT: "reason"
+// CORE: process: 1 violation(s), core keys ok

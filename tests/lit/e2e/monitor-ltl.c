@@ -7,6 +7,7 @@
 // RUN: rm -f %t.jsonl
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_REPORT=%t.jsonl %t bad
 // RUN: FileCheck %s --check-prefix=JSON < %t.jsonl
+// RUN: %python %root/tests/lit/report/inputs/core_keys.py %t.jsonl | FileCheck %s --check-prefix=CORE
 #include <stdio.h>
 #include <string.h>
 
@@ -38,5 +39,6 @@ int main(int argc, char **argv) {
 // BAD: vigil: monitor violation: nosleep (
 // BAD: no state of the automaton holds after BLOCKING in state S0
 // BAD: done
-// JSON: "reason":"monitor-ltl"
-// JSON-SAME: "state":"S0"
+// JSON: {"type":"violation","engine":"process","model":"nosleep","kind":"ltl","state":"S0","event":"BLOCKING","allowed":[],"scope":"task",
+// JSON-SAME: "reason":"monitor-ltl"
+// CORE: process: 1 violation(s), core keys ok

@@ -10,6 +10,8 @@
 // RUN: rm -f %t.jsonl
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_REPORT=%t.jsonl %t double
 // RUN: FileCheck %s --check-prefix=JSON < %t.jsonl
+// RUN: %python %root/tests/lit/report/inputs/core_keys.py %t.jsonl | FileCheck %s --check-prefix=CORE
+// RUN: %vigil-bin report --sarif %t.jsonl | FileCheck %s --check-prefix=SARIF
 // RUN: env VIGIL_ON_FAILURE=count %t unlock 2>&1 | FileCheck %s --check-prefix=COUNT
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -136,12 +138,22 @@ int main(int argc, char **argv) {
 // TRYLOCK-NOT: vigil: monitor
 // TRYLOCK: done
 
-// JSON: {"assertion":"mutex ({{.*}}mutex.bind)",{{.*}}"reason":"monitor-invalid-event","explanation":"event lock is not allowed in state locked","event":"lock <- return:pthread_mutex_lock key=arg0 if ret == 35 (mutex.bind:17)","values":"key = 0x{{[0-9a-f]+}}","allowed":"unlock","kind":"monitor","monitor":"mutex","binding":"{{.*}}mutex.bind","model":"{{.*}}models/mutex.dot","scope":"object","state":"locked","key":"0x{{[0-9a-f]+}}","source":"return:pthread_mutex_lock","rule_line":17,"render":"vigil render {{.*}}models/mutex.dot --highlight locked:lock","thread":{{[0-9]+}},"thread_name":"main-thread","pid":{{[0-9]+}},"backtrace":[{{.*}}relock
+// JSON: {"type":"violation","engine":"process","model":"mutex","kind":"event","state":"locked","event":"lock","allowed":["unlock"],"scope":"object","key":{"field":"arg0","value":[[KEY:[0-9]+]]},"rule":"{{.*}}mutex.bind:17","source":"return:pthread_mutex_lock","time_ns":{{[0-9]+}},"pid":[[PID:[0-9]+]],"tgid":[[PID]],"cpu":{{[0-9]+}},"comm":"main-thread","monitor":"mutex","binding":"{{.*}}mutex.bind","model_file":"{{.*}}models/mutex.dot","reason":"monitor-invalid-event","explanation":"event lock is not allowed in state locked","rule_text":"lock <- return:pthread_mutex_lock key=arg0 if ret == 35","render":"vigil render {{.*}}models/mutex.dot --highlight locked:lock","backtrace":[{{.*}}relock
 // After the violation the instance is back in the initial state (the
 // kernel's reset), so relock's unlock is an unlock without a lock.
-// JSON-NEXT: "reason":"monitor-invalid-event",{{.*}}"event":"unlock <- call:pthread_mutex_unlock key=arg0 (mutex.bind:21)",{{.*}}"state":"unlocked"
+// JSON-NEXT: "kind":"event","state":"unlocked","event":"unlock","allowed":["lock"],"scope":"object","key":{"field":"arg0","value":[[KEY]]},"rule":"{{.*}}mutex.bind:21","source":"call:pthread_mutex_unlock",
 // JSON-NOT: {"assertion"
 
 // COUNT-NOT: monitor violation
 // COUNT: vigil: 1 violation counted
 // COUNT-NEXT: monitor mutex (mutex.bind): 1
+// CORE: process: 2 violation(s), core keys ok
+// vigil report --sarif reads it as every engine's line: the binding rule is
+// the location, the backtrace a stack.
+// SARIF: "name": "relock"
+// SARIF: "uri": "file://{{.*}}mutex.bind"
+// SARIF-NEXT: },
+// SARIF-NEXT: "region": {
+// SARIF-NEXT: "startLine": 17
+// SARIF: "ruleId": "monitor/mutex"
+// SARIF: "text": "backtrace of task

@@ -12,6 +12,12 @@
 // RUN: rm -f %t.jsonl
 // RUN: env VIGIL_ON_FAILURE=log VIGIL_REPORT=%t.jsonl %t other-thread
 // RUN: FileCheck %s --check-prefix=JSON < %t.jsonl
+// RUN: rm -f %t.texit.jsonl %t.pexit.jsonl
+// RUN: env VIGIL_ON_FAILURE=log VIGIL_REPORT=%t.texit.jsonl %t thread-exit
+// RUN: FileCheck %s --check-prefix=JSON-TEXIT < %t.texit.jsonl
+// RUN: env VIGIL_ON_FAILURE=log VIGIL_REPORT=%t.pexit.jsonl %t program-exit
+// RUN: FileCheck %s --check-prefix=JSON-PEXIT < %t.pexit.jsonl
+// RUN: %python %root/tests/lit/report/inputs/core_keys.py %t.jsonl %t.texit.jsonl %t.pexit.jsonl | FileCheck %s --check-prefix=CORE
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -132,5 +138,16 @@ int main(int argc, char **argv) {
 // INDIRECT: event:{{ +}}commit <- call:txn_commit (txn.bind:7)
 // INDIRECT: done
 
-// JSON: "reason":"monitor-invalid-event",{{.*}}"kind":"monitor","monitor":"txn",{{.*}}"scope":"task","state":"idle","key":null,"source":"call:txn_commit","rule_line":7,"render":"vigil render {{.*}}txn.dot --highlight idle:commit","thread":{{[0-9]+}},"thread_name":"committer"
+// The core shape of every engine (docs/integration.md): the instance is the
+// thread itself, so the key names no field; the thread that committed is
+// the task (pid, comm), in this process (tgid).
+// JSON: {"type":"violation","engine":"process","model":"txn","kind":"event","state":"idle","event":"commit","allowed":["begin"],"scope":"task","key":{"field":null,"value":[[TID:[0-9]+]]},"rule":"{{.*}}txn.bind:7","source":"call:txn_commit","time_ns":{{[0-9]+}},"pid":[[TID]],"tgid":{{[0-9]+}},"cpu":{{[0-9]+}},"comm":"committer","monitor":"txn",{{.*}}"reason":"monitor-invalid-event","explanation":"event commit is not allowed in state idle","rule_text":"commit <- call:txn_commit","render":"vigil render {{.*}}txn.dot --highlight idle:commit","backtrace":[{{.*}}txn_commit
 // JSON-NOT: {"assertion"
+
+// Left open at exit: no rule fired (no event), the final states are listed.
+// JSON-TEXIT: {"type":"violation","engine":"process","model":"txn","kind":"not-final","state":"open","event":"none","allowed":["abort","commit"],"scope":"task","key":{"field":null,"value":[[TID:[0-9]+]]},"rule":null,"source":null,"time_ns":{{[0-9]+}},"pid":[[TID]],"tgid":{{[0-9]+}},"cpu":{{[0-9]+}},"comm":"leaker",{{.*}}"reason":"not-final-at-exit","explanation":"the thread exited in state open, which is not final","final":["idle"],
+// JSON-PEXIT: {"type":"violation","engine":"process","model":"txn","kind":"not-final","state":"open","event":"none",{{.*}}"key":{"field":null,"value":[[PID:[0-9]+]]},"rule":null,"source":null,"time_ns":{{[0-9]+}},"pid":[[PID]],"tgid":[[PID]],{{.*}}"reason":"not-final-at-exit","explanation":"the program exited in state open
+// CORE:      process: 1 violation(s), core keys ok
+// CORE-NEXT: process: 1 violation(s), core keys ok
+// CORE-NEXT: process: 1 violation(s), core keys ok
+// CORE-NEXT: same core keys

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """core_keys.py REPORTS.jsonl...: every automaton violation in the JSON Lines
-files (vigil check, vigil collect --check, vigil monitor; --json) starts with
+files (vigil check, vigil collect --check, vigil monitor; --json; and
+libvigil's VIGIL_REPORT for in-process monitors) starts with
 the same core keys, in the same order and with the same types
 (docs/integration.md, "Automaton violations (all engines)").  Prints one
 line per file: its engine(s) and how many violations it has, then "same
@@ -29,7 +30,7 @@ def check_key(k):
 
 TYPES = {
     "type": lambda v: v == "violation",
-    "engine": lambda v: v in ("offline", "collect", "bpf"),
+    "engine": lambda v: v in ("offline", "collect", "bpf", "process"),
     "model": lambda v: isinstance(v, str) and v,
     "kind": lambda v: v in KINDS,
     "state": lambda v: isinstance(v, str),
