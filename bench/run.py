@@ -96,13 +96,23 @@ VIGIL_ALGOS = [
     ("vigil-history", {"VIGIL_ALGORITHM": "history"}),
     ("vigil-history-np", {"VIGIL_ALGORITHM": "history", "VIGIL_PRECISE": "0"}),
 ]
-TIMED = ([("plain", "plain", {}), ("hand", "hand", {})]
+# hand-locked: the hand-written check under one spin lock, the floor of a
+# global assertion (issue 15); built for the global locality only.
+TIMED = ([("plain", "plain", {}), ("hand", "hand", {}), ("hand-locked", "hand-locked", {})]
          + [(n, "vigil", e) for n, e in VIGIL_ALGOS] + [("lttng", "lttng", {})])
 VARIANT_LABEL = {
-    "plain": "plain", "hand": "hand", "vigil-tags": "vigil tags",
+    "plain": "plain", "hand": "hand", "hand-locked": "hand, one lock", "vigil-tags": "vigil tags",
     "vigil-history": "vigil history", "vigil-history-np": "vigil history non-precise",
     "lttng": "LTTng-UST",
 }
+
+
+
+def floor_kinds(loc):
+    """The hand-written floors built for a locality: the plain variant (the
+    first), the hand-written check, and for global the same under one lock."""
+    return ("plain", "hand") + (("hand-locked",) if loc == "global" else ())
+
 
 # Benchmark F's assertion and bound, and benchmark A's, for the generated
 # sweep sources (they mirror bench/src/bench_F.c and bench_A.c).
@@ -318,6 +328,8 @@ class Builder:
         cmd = [self.args.clang, "-O2", "-I" + os.path.join(REPO, "include"), "-I" + SRC]
         if kind == "hand":
             defs = defs + ["-DVARIANT_HAND"]
+        elif kind == "hand-locked":
+            defs = defs + ["-DVARIANT_HAND", "-DHAND_LOCKED"]
         elif kind == "lttng":
             defs = defs + ["-DVARIANT_LTTNG"]
         cmd += defs + [src, "-fuse-ld=lld", "-Wl,--strip-debug", "-o", out, "-lpthread"]
@@ -518,7 +530,7 @@ class Config:
         except RunError as e:
             if self.kind == "vigil" and ("assertion failed" in str(e) or "violation" in str(e)):
                 raise Fatal("vigil variant %s reported a violation: %s" % (self.name, e), 3)
-            if self.kind in ("vigil", "hand", "plain"):
+            if self.kind in ("vigil", "hand", "hand-locked", "plain"):
                 raise Fatal("%s failed: %s" % (self.name, e), 3)
             raise
         if self.kind == "vigil" and ("assertion failed" in err or "violation" in err):
@@ -706,7 +718,7 @@ class Suite:
             src = os.path.join(SRC, "bench_%s.c" % b)
             for loc in a.localities:
                 d = ["PERTHREAD"] if loc == "perthread" else []
-                for kind in ("plain", "hand", "vigil") + (("lttng",) if not a.no_lttng else ()):
+                for kind in floor_kinds(loc) + ("vigil",) + (("lttng",) if not a.no_lttng else ()):
                     jobs.append(("%s-%s-%s" % (b, loc, kind), kind, src, d))
                 if not a.no_selftest:
                     for kind in ("hand", "vigil"):
@@ -866,7 +878,7 @@ class Suite:
             th = self.threads_for(loc)
             configs = []
             for vname, kind, env in TIMED:
-                if kind == "lttng" and not lttng_ok:
+                if (kind == "lttng" and not lttng_ok) or kind not in ("vigil", "lttng") + floor_kinds(loc):
                     continue
                 configs.append(Config(vname, self.paths["%s-%s-%s" % (b, loc, kind)], kind, env, th,
                                       cpus=self.pin if th == 1 else None))
@@ -930,10 +942,13 @@ class Suite:
                     "added_of_medians": g[v]["median"] - plain["median"],
                     "mannwhitney_p_vs_plain": mwu(vs, ps)}
         hand = d.get("hand", {}).get("added_median")
+        locked = d.get("hand-locked", {}).get("added_median")
         lt = d.get("lttng", {}).get("added_median")
         for v, _ in VIGIL_ALGOS:
             if v in d:
                 d[v]["ratio_vs_hand"] = ratio(d[v]["added_median"], hand)
+                if locked is not None:
+                    d[v]["ratio_vs_hand_locked"] = ratio(d[v]["added_median"], locked)
                 d[v]["ratio_vs_lttng"] = ratio(d[v]["added_median"], lt)
         g["derived"] = d
 
@@ -945,7 +960,7 @@ class Suite:
         cg_benches = [b for b in a.benchmarks if b in a.callgrind_benchmarks]
         for b in cg_benches:
             for loc in a.localities:
-                for kind in ("plain", "hand", "vigil"):
+                for kind in ("plain",) + floor_kinds(loc)[1:] + ("vigil",):
                     path = self.paths["%s-%s-%s" % (b, loc, kind)]
                     env = {"VIGIL_ON_FAILURE": "abort"} if kind == "vigil" else {}
                     for m in (n, 2 * n):
@@ -961,13 +976,17 @@ class Suite:
         for b in cg_benches:
             for loc in a.localities:
                 row = {}
-                for kind in ("plain", "hand", "vigil"):
+                for kind in ("plain",) + floor_kinds(loc)[1:] + ("vigil",):
                     i1, i2 = out[(b, loc, kind, n)], out[(b, loc, kind, 2 * n)]
                     row[kind] = {"ir_n": i1, "ir_2n": i2, "per_bound": (i2 - i1) / n}
                 p = row["plain"]["per_bound"]
                 row["vigil_added"] = row["vigil"]["per_bound"] - p
                 row["hand_added"] = row["hand"]["per_bound"] - p
                 row["vigil_vs_hand"] = ratio(row["vigil_added"], row["hand_added"], floor=0.5)
+                if "hand-locked" in row:
+                    row["hand_locked_added"] = row["hand-locked"]["per_bound"] - p
+                    row["vigil_vs_hand_locked"] = ratio(row["vigil_added"], row["hand_locked_added"],
+                                                        floor=0.5)
                 self.res["callgrind"].setdefault(b, {})[loc] = row
         self.res["callgrind_meta"] = {
             "n": n, "threads": 1, "vigil_algorithm": "default algorithm, tags,",
@@ -1149,6 +1168,54 @@ def fr(r):
     return ("%.1fx" % r) if abs(r) >= 10 else ("%.2fx" % r)
 
 
+# Issue 15's targets: vigil's added instructions per bound against the
+# hand-written floor (per-thread: the check itself; global: under one lock),
+# and vigil's added time against LTTng-UST tracing the same events.
+INSTR_TARGET = {("A", "perthread"): 1.5}
+INSTR_TARGET_DEFAULT = {"perthread": 2.0, "global": 3.0}
+LTTNG_TARGET = 0.1
+
+
+def write_targets(res, st, w):
+    cg = res.get("callgrind") or {}
+    w("## Against the targets (issue 15)")
+    w("")
+    w("Instructions: vigil's added instructions per bound (callgrind) divided by the hand-written "
+      "check's: per-thread the check alone, global the check under one spin lock (`hand, one "
+      "lock`). Time: vigil tags' added time divided by LTTng-UST's (median of per-round "
+      "differences to plain). Targets: per-thread <= 2x (A <= 1.5x), global <= 3x, time <= "
+      "%g of LTTng." % LTTNG_TARGET)
+    w("")
+    w("| bench | locality | vigil added | floor added | vigil / floor | target | met | "
+      "vigil ns | LTTng ns | vigil / LTTng | met |")
+    w("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|")
+    missed = 0
+    for b in st["benchmarks"]:
+        for loc in st["localities"]:
+            r = cg.get(b, {}).get(loc)
+            d = res["matrix"].get(b, {}).get(loc, {}).get("derived", {})
+            target = INSTR_TARGET.get((b, loc), INSTR_TARGET_DEFAULT[loc])
+            cells = ["-"] * 5
+            if r:
+                floor = r.get("hand_locked_added", r["hand_added"])
+                q = r.get("vigil_vs_hand_locked", r["vigil_vs_hand"])
+                ok = q is not None and q <= target
+                missed += not ok
+                cells = ["%.0f" % r["vigil_added"], "%.0f" % floor, fr(q), "%g" % target,
+                         "yes" if ok else "**no**"]
+            tc = ["-"] * 4
+            if "vigil-tags" in d and "lttng" in d:
+                q = d["vigil-tags"].get("ratio_vs_lttng")
+                ok = q is not None and q <= LTTNG_TARGET
+                missed += not ok
+                tc = [f1(d["vigil-tags"]["added_median"]), f1(d["lttng"]["added_median"]), fr(q),
+                      "yes" if ok else "**no**"]
+            w("| %s | %s | %s |" % (b, loc, " | ".join(cells + tc)))
+    w("")
+    w("Targets missed in this run: %d." % missed)
+    w("")
+
+
 def write_report(res, path):
     env = res["environment"]
     st = res["settings"]
@@ -1194,6 +1261,7 @@ def write_report(res, path):
         w("**LTTng-UST variant missing:** %s" % lt["missing"].replace("\n", " "))
         w("")
 
+    write_targets(res, st, w)
     w("## Benchmarks (Table 5.1)")
     w("")
     w("Events are counted without the two bounds and without `TESLA_ASSERTION_SITE`. "

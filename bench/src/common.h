@@ -67,8 +67,23 @@
 
 /* ---- hand-written variant -------------------------------------------------- */
 #ifdef VARIANT_HAND
-#define HAND(...) __VA_ARGS__
 #define HAND_FAIL() abort()
+#ifdef HAND_LOCKED
+/* The hand-written check made thread-safe with one lock (issue 15's floor
+ * for global assertions): every transition under one test-and-set spin
+ * lock, the cheapest correct lock a C programmer writes inline (a
+ * pthread_mutex_t would be a libc call per event and flatter vigil). */
+static int hand_lock;
+#define HAND(...)                                                              \
+  do {                                                                         \
+    while (__atomic_exchange_n(&hand_lock, 1, __ATOMIC_ACQUIRE))               \
+      __builtin_ia32_pause();                                                  \
+    __VA_ARGS__;                                                               \
+    __atomic_store_n(&hand_lock, 0, __ATOMIC_RELEASE);                         \
+  } while (0)
+#else
+#define HAND(...) __VA_ARGS__
+#endif
 #else
 #define HAND(...) ((void)0)
 #endif
