@@ -10,7 +10,6 @@
  * from inside the runtime (a custom handler calling instrumented code).
  */
 #include <sched.h>
-#include <signal.h>
 
 #include "internal.h"
 
@@ -21,8 +20,11 @@ static _Thread_local int busy;
  * lock (its own thread may hold it, and would never release it while the
  * handler spins).  Its events are ignored, like those raised while the
  * runtime runs; its bound entries and exits too, which stay balanced
- * because the handler returns before the interrupted code goes on. */
-static _Thread_local volatile sig_atomic_t holding;
+ * because the handler returns before the interrupted code goes on.  The
+ * inline path of global groups takes the same lock and keeps the same flag
+ * (vigil/abi.h, "Global groups inline"), so the name is part of the ABI. */
+_Thread_local volatile int __vigil_holding;
+#define holding __vigil_holding
 
 static inline void lock(struct vigil_bound *b) {
   holding = 1;
@@ -80,7 +82,8 @@ void __vigil_bound_exit(struct vigil_bound *b, int global) {
       busy = 0;
     }
     b->pending = 0;
-    b->gen++; /* even: outside */
+    /* even: outside; atomic: the inline path peeks at it without the lock */
+    __atomic_store_n(&b->gen, b->gen + 1, __ATOMIC_RELAXED);
   }
   if (b->depth > 0) /* atomic: the entry points peek at it without the lock */
     __atomic_store_n(&b->depth, b->depth - 1, __ATOMIC_RELAXED);
@@ -123,6 +126,31 @@ void __vigil_event(struct vigil_assertion *a, struct vigil_bound *b,
   ENTER(b, global);
   vg_engine_event(a, b, instance, event, values);
   LEAVE(b, global);
+}
+
+/* Global groups' inline path (vigil/abi.h, "Global groups inline"): the
+ * caller holds b->lock and has set `holding`; it releases both after the
+ * call.  The runtime does the whole event inside that critical section, so
+ * the inline decision to call it and the runtime's step are one atomic
+ * step of the automaton. */
+void __vigil_event_locked(struct vigil_assertion *a, struct vigil_bound *b,
+                          void *instance, uint32_t event, const uint64_t *values) {
+  if (busy || vg_thread_exited)
+    return;
+  vg_config_init();
+  busy = 1;
+  vg_engine_event(a, b, instance, event, values);
+  busy = 0;
+}
+
+void __vigil_site_locked(struct vigil_assertion *a, struct vigil_bound *b,
+                         void *instance, const uint64_t *captures) {
+  if (busy || vg_thread_exited)
+    return;
+  vg_config_init();
+  busy = 1;
+  vg_engine_site(a, b, instance, captures);
+  busy = 0;
 }
 
 /* Struct automata: objects.c keeps the instances (and locks global ones). */

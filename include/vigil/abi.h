@@ -30,16 +30,17 @@
  *                allocates, zero-initialised, VIGIL_INSTANCE_BYTES(nalts,
  *                ncaptures) bytes, 64-byte aligned: a header, one 64-byte
  *                state per alternative, then the captured values.
- *   fast path    for per-thread assertions the pass inlines the common
- *                transitions (see "Inline fast path" below and
- *                vigil/fastpath.h); everything else calls the runtime.
+ *   fast path    the pass inlines the common transitions (see "Inline fast
+ *                path" below and vigil/fastpath.h); everything else calls
+ *                the runtime.  Global groups do it under their lock (see
+ *                "Global groups inline").
  */
 #ifndef VIGIL_ABI_H
 #define VIGIL_ABI_H
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 4
+#define VIGIL_ABI_VERSION 5
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -114,6 +115,32 @@ struct vigil_bound {
  * single-alternative assertion also sets settled = 1, passes += 1,
  * bound.pending -= 1.  vigil_fast_next (vigil/fastpath.h) says which
  * transitions are plain.
+ */
+/*
+ * Global groups inline.  A global group's bound and instances are shared by
+ * every thread and serialised by bound.lock (0 free, 1 held).  The inline
+ * path does exactly what the runtime does, inside one critical section per
+ * event, bound entry or exit:
+ *   event/site:  if (!(bound.gen & 1)) return;        (relaxed peek: outside)
+ *   all:         if (__vigil_holding) return;          (see below)
+ *                __vigil_holding = 1;
+ *                if (!cmpxchg(bound.lock, 0, 1, acquire)) {
+ *                  __vigil_holding = 0; call the locking entry point; return;
+ *                }
+ *                ... the per-thread inline code on the shared storage; what
+ *                is not plain calls __vigil_event_locked /
+ *                __vigil_site_locked (the runtime takes the whole event in
+ *                the same critical section) or, at the outermost exit with
+ *                pending != 0, __vigil_bound_settle ...
+ *                store(bound.lock, 0, release); __vigil_holding = 0;
+ * bound.gen and bound.depth are written with (relaxed) atomic stores, as
+ * they are read without the lock.  A global bound's depth counts the
+ * entries of every thread: the bound is open while any thread is inside.
+ * __vigil_holding (thread-local, libvigil) is set while this thread tries
+ * or holds a global lock: a signal handler that interrupts it there must
+ * not spin on a lock its own thread holds, so its events, entries and exits
+ * are ignored (they stay balanced: the handler returns before the
+ * interrupted code goes on).
  */
 #define VIGIL_HDR_GEN 0
 #define VIGIL_HDR_NEXT 8
@@ -290,6 +317,15 @@ void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *bound,
                           void *instance, const uint64_t *captures);
 void __vigil_event(struct vigil_assertion *a, struct vigil_bound *bound,
                    void *instance, uint32_t symbol, const uint64_t *values);
+/* Global groups inline: the caller holds bound->lock and has set
+ * __vigil_holding, and releases both after the call. */
+void __vigil_site_locked(struct vigil_assertion *a, struct vigil_bound *bound,
+                         void *instance, const uint64_t *captures);
+void __vigil_event_locked(struct vigil_assertion *a, struct vigil_bound *bound,
+                          void *instance, uint32_t symbol, const uint64_t *values);
+#ifndef __cplusplus
+extern _Thread_local volatile int __vigil_holding;
+#endif
 /* Struct automata (kind VIGIL_KIND_STRUCT): every symbol, the two bounds
  * included; the runtime keeps one instance per object (the key slot). */
 void __vigil_object_event(struct vigil_assertion *a, uint32_t symbol,
