@@ -238,7 +238,6 @@ private:
                           llvm::ArrayRef<llvm::Value *> Words);
 
   // HooksGlobal.cpp
-  llvm::Value *holdingFlag(llvm::IRBuilder<> &B);
   void emitGlobalLock(llvm::IRBuilder<> &B, llvm::Value *Bound,
                       llvm::BasicBlock *Contended, llvm::BasicBlock *Ret);
   void emitGlobalUnlock(llvm::IRBuilder<> &B, llvm::Value *Bound);

@@ -14,9 +14,6 @@
 extern "C" void __vigil_test_configure(int algorithm, size_t store_limit,
                                        int on_failure, int shortcuts);
 extern "C" uint64_t __vigil_test_dropped(vigil_assertion *a);
-// libvigil's flag of a thread trying or holding a global lock (vigil/abi.h,
-// "Global groups inline"; __thread: no C++ TLS wrapper for a C variable).
-extern "C" __thread volatile int __vigil_holding;
 
 static uint64_t LastDropped;
 uint64_t FastInline, FastSlow; // the fast path model: events kept inline, runtime calls
@@ -417,23 +414,19 @@ struct FastPath {
   Instance &I;
   bool Global = false;
 
-  /// HooksGlobal.cpp's lock: false when it is held (the caller then calls
-  /// the runtime's locking entry point).
+  /// HooksGlobal.cpp's lock, tagged with this thread: false when another
+  /// thread holds it (the caller then calls the runtime's locking entry
+  /// point; this thread never holds it here).
   bool lock() {
-    if (__vigil_holding)
-      throw std::logic_error("a global lock already held on this thread");
-    __vigil_holding = 1;
-    uint32_t Free = 0;
-    if (__atomic_compare_exchange_n(&B.lock, &Free, 1, false, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_RELAXED))
+    uint64_t Old = 0;
+    if (__atomic_compare_exchange_n(&B.lock, &Old, vigil_lock_tag(), false,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
       return true;
-    __vigil_holding = 0;
+    if (Old == vigil_lock_tag())
+      throw std::logic_error("a global lock already held by this thread");
     return false;
   }
-  void unlock() {
-    __atomic_store_n(&B.lock, 0, __ATOMIC_RELEASE);
-    __vigil_holding = 0;
-  }
+  void unlock() { __atomic_store_n(&B.lock, 0, __ATOMIC_RELEASE); }
   void runtimeEvent(unsigned S, const uint64_t *V) {
     (Global ? __vigil_event_locked : __vigil_event)(&T.A, &B, I.Mem, S, V);
   }
