@@ -312,7 +312,8 @@ void __vigil_bound_enter(struct vigil_bound *bound, int global,
 void __vigil_bound_exit(struct vigil_bound *bound, int global);
 /* Inline fast path: the outermost exit found bound->pending != 0.  It calls
  * this with depth still 1 (events raised by a handler during the check nest
- * in the bound), then sets pending = 0, bumps gen and sets depth = 0. */
+ * in the bound), then sets pending = 0, bumps gen and sets depth = 0.  A
+ * global group's inline exit calls it holding the bound's lock. */
 void __vigil_bound_settle(struct vigil_bound *bound);
 void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *bound,
                           void *instance, const uint64_t *captures);
