@@ -363,6 +363,34 @@ static void *newInstance(const vigil_assertion &A) {
   return M; // never freed: the statistics keep a pointer
 }
 
+/// A global bound's lock held by this very thread (its tag, vigil/abi.h
+/// "Global groups inline") is a signal handler inside its own thread's
+/// critical section: the runtime must ignore its events, entries and exits
+/// of that bound instead of waiting for ever, and take them again once the
+/// lock is free.
+static void ownLock() {
+  Built B = buildAssertion("A S", G, V_PLAIN, true, false, NextId++);
+  vigil_assertion *A = &B.T->A;
+  void *Inst = newInstance(*A);
+  vigil_bound Bound{};
+  takeReports();
+  __vigil_bound_enter(&Bound, 1, nullptr);
+  __atomic_store_n(&Bound.lock, vigil_lock_tag(), __ATOMIC_RELAXED);
+  __vigil_bound_enter(&Bound, 1, nullptr); // ignored: depth stays 1
+  __vigil_event(A, &Bound, Inst, 3, nullptr); // ignored: no A
+  __vigil_site_reached(A, &Bound, Inst, nullptr); // ignored: no report
+  __vigil_bound_exit(&Bound, 1);          // ignored: the bound stays open
+  bool Ignored = Bound.depth == 1 && takeReports().empty();
+  __atomic_store_n(&Bound.lock, 0, __ATOMIC_RELAXED);
+  __vigil_site_reached(A, &Bound, Inst, nullptr); // taken: A never happened
+  __vigil_bound_exit(&Bound, 1);
+  std::string Got = join(takeReports());
+  check(Ignored && Got == "missing-before-site" && Bound.depth == 0,
+        "global \"A S\": a lock held by this thread ignores its events",
+        std::string(Ignored ? "ignored" : "not ignored") + ", then " + Got,
+        "ignored, then missing-before-site");
+}
+
 /// Global: one instance and one bound shared by every thread, serialised
 /// by the bound's lock.  Per-thread: each thread its own instance and
 /// bound (thread_local in a program) and its own runtime memory.
@@ -608,6 +636,7 @@ int main(int argc, char **argv) {
   globalLocality();
   structs();
   threads();
+  ownLock();
   abandonedBounds();
   totals();
   unsigned Unit = Passed + Failed;
