@@ -10,25 +10,33 @@
  * from inside the runtime (a custom handler calling instrumented code).
  */
 #include <sched.h>
-#include <signal.h>
 
 #include "internal.h"
 
 extern _Thread_local int vg_thread_exited;
 static _Thread_local int busy;
-/* Set from before this thread tries a global bound's lock until it has
- * released it: a signal handler that interrupts it there must not try a
- * lock (its own thread may hold it, and would never release it while the
- * handler spins).  Its events are ignored, like those raised while the
- * runtime runs; its bound entries and exits too, which stay balanced
- * because the handler returns before the interrupted code goes on. */
-static _Thread_local volatile sig_atomic_t holding;
+/* A global bound's lock holds its owner's tag (vigil/abi.h, "Global
+ * groups inline": the thread pointer), so a thread can tell that it holds
+ * it itself: a signal handler that interrupts its thread inside a critical
+ * section of the bound (inline or here) must not wait for a lock its own
+ * thread holds and would never release while the handler spins.  Its
+ * events there are ignored, like those raised while the runtime runs; its
+ * entries and exits of that bound too, which stay balanced because the
+ * handler returns before the interrupted code goes on.  (Before the tag, a
+ * thread-local flag ignored a handler's events of every global bound while
+ * its thread held or tried any one lock; the tag ignores only what would
+ * deadlock.) */
+static inline uint64_t self(void) { return vigil_lock_tag(); }
+
+static inline int mine(struct vigil_bound *b) {
+  return __atomic_load_n(&b->lock, __ATOMIC_RELAXED) == self();
+}
 
 static inline void lock(struct vigil_bound *b) {
-  holding = 1;
+  uint64_t me = self();
   for (unsigned spins = 0;; spins++) {
-    unsigned expected = 0;
-    if (__atomic_compare_exchange_n(&b->lock, &expected, 1, 1, __ATOMIC_ACQUIRE,
+    uint64_t expected = 0;
+    if (__atomic_compare_exchange_n(&b->lock, &expected, me, 1, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED))
       return;
     if (spins > 64)
@@ -38,11 +46,10 @@ static inline void lock(struct vigil_bound *b) {
 
 static inline void unlock(struct vigil_bound *b) {
   __atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
-  holding = 0;
 }
 
 #define ENTER(b, global)                                                       \
-  if (busy || holding || vg_thread_exited)                                     \
+  if (busy || vg_thread_exited || ((global) && mine(b)))                       \
     return;                                                                    \
   busy = 1;                                                                    \
   if (global)                                                                  \
@@ -55,8 +62,8 @@ static inline void unlock(struct vigil_bound *b) {
 
 void __vigil_bound_enter(struct vigil_bound *b, int global, void *const *frame) {
   /* not guarded by `busy`: entries and exits must stay balanced */
-  if (global && holding)
-    return; /* a signal handler on a thread inside a global bound's lock */
+  if (global && mine(b))
+    return; /* a signal handler on a thread inside this bound's lock */
   if (global)
     lock(b);
   /* An abandoned bound (abandon.c) is closed only where nothing else can be
@@ -69,8 +76,8 @@ void __vigil_bound_enter(struct vigil_bound *b, int global, void *const *frame) 
 }
 
 void __vigil_bound_exit(struct vigil_bound *b, int global) {
-  if (global && holding)
-    return; /* its entry was skipped too (see `holding`) */
+  if (global && mine(b))
+    return; /* its entry was skipped too (see `mine`) */
   if (global)
     lock(b);
   if (b->depth == 1) {
@@ -80,7 +87,8 @@ void __vigil_bound_exit(struct vigil_bound *b, int global) {
       busy = 0;
     }
     b->pending = 0;
-    b->gen++; /* even: outside */
+    /* even: outside; atomic: the inline path peeks at it without the lock */
+    __atomic_store_n(&b->gen, b->gen + 1, __ATOMIC_RELAXED);
   }
   if (b->depth > 0) /* atomic: the entry points peek at it without the lock */
     __atomic_store_n(&b->depth, b->depth - 1, __ATOMIC_RELAXED);
@@ -123,6 +131,30 @@ void __vigil_event(struct vigil_assertion *a, struct vigil_bound *b,
   ENTER(b, global);
   vg_engine_event(a, b, instance, event, values);
   LEAVE(b, global);
+}
+
+/* Global groups' inline path (vigil/abi.h, "Global groups inline"): the
+ * caller holds b->lock and releases it after the call.  The runtime does the whole event inside that critical section, so
+ * the inline decision to call it and the runtime's step are one atomic
+ * step of the automaton. */
+void __vigil_event_locked(struct vigil_assertion *a, struct vigil_bound *b,
+                          void *instance, uint32_t event, const uint64_t *values) {
+  if (busy || vg_thread_exited)
+    return;
+  vg_config_init();
+  busy = 1;
+  vg_engine_event(a, b, instance, event, values);
+  busy = 0;
+}
+
+void __vigil_site_locked(struct vigil_assertion *a, struct vigil_bound *b,
+                         void *instance, const uint64_t *captures) {
+  if (busy || vg_thread_exited)
+    return;
+  vg_config_init();
+  busy = 1;
+  vg_engine_site(a, b, instance, captures);
+  busy = 0;
 }
 
 /* Struct automata: objects.c keeps the instances (and locks global ones). */

@@ -206,7 +206,8 @@ void vg_engine_bound_enter(struct vigil_bound *b, void *const *frame) {
   __atomic_store_n(&b->depth, depth + 1, __ATOMIC_RELAXED);
   if (depth > 0)
     return;
-  b->gen++; /* odd: inside */
+  /* odd: inside; atomic: global groups' inline path peeks at it unlocked */
+  __atomic_store_n(&b->gen, b->gen + 1, __ATOMIC_RELAXED);
   b->touched = NULL;
   b->frame = frame;
   b->frame_return = frame ? *frame : NULL;

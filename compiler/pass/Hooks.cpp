@@ -6,7 +6,8 @@
 // a constant table built from vigil_fast_next / vigil_fast_site, and either
 // store it (plain transition) or call the runtime for the whole event.
 // Bound hooks of per-thread groups are inline too; the runtime is called only
-// when a bound closes with instances pending.
+// when a bound closes with instances pending.  Global groups: HooksGlobal.cpp
+// (the same hooks under the bound's lock).
 //
 //===----------------------------------------------------------------------===//
 #include "Pass.h"
@@ -268,6 +269,8 @@ Value *Instrumenter::wordBuffer(IRBuilder<> &B, ArrayRef<Value *> Words) {
 /// intact recorded frame asks the runtime, which closes the abandoned bound;
 /// vigil/abi.h "Abandoned bounds").
 Function *Instrumenter::enterHook(unsigned G) {
+  if (Groups[G].Global)
+    return globalEnterHook(G); // HooksGlobal.cpp
   if (Groups[G].Enter)
     return Groups[G].Enter;
   Function *F = newHook("__vigil_fast_enter." + Twine(G), {Ptr});
@@ -319,6 +322,8 @@ Function *Instrumenter::enterHook(unsigned G) {
 }
 
 Function *Instrumenter::exitHook(unsigned G) {
+  if (Groups[G].Global)
+    return globalExitHook(G); // HooksGlobal.cpp
   if (Groups[G].Exit)
     return Groups[G].Exit;
   Function *F = newHook("__vigil_fast_exit." + Twine(G), {});
@@ -434,6 +439,8 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
 
 /// The inline hook of symbol S; its parameters are the symbol's slot words.
 Function *Instrumenter::eventHook(unsigned A, unsigned S) {
+  if (As[A].Locality == GLOBAL && !BuildingGlobalBody)
+    return globalEventHook(A, S); // HooksGlobal.cpp: this, under the lock
   auto Key = std::make_pair(A, S);
   if (Function *F = EventFns[Key])
     return F;
@@ -490,6 +497,8 @@ Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
 
 /// The inline site hook; its parameters are the captured values.
 Function *Instrumenter::siteHook(unsigned A) {
+  if (As[A].Locality == GLOBAL && !BuildingGlobalBody)
+    return globalSiteHook(A); // HooksGlobal.cpp: this, under the lock
   if (Function *F = SiteFns[A])
     return F;
   unsigned NCaps = As[A].Captures.size();

@@ -8,6 +8,7 @@
 //   Plan.cpp      bound groups and observation points (who observes what)
 //   Tables.cpp    the constant tables of include/vigil/abi.h, instances
 //   Hooks.cpp     inline fast-path hooks (vigil/fastpath.h), bound hooks
+//   HooksGlobal.cpp  the same for global groups, under the bound's lock
 //   Points.cpp    one hook per observation point: slot words, inline value
 //                 checks, dispatch; function entry / return / call sites
 //   Fields.cpp    which stores write which struct field
@@ -133,7 +134,7 @@ private:
   llvm::StructType *ValueDescTy, *EventDescTy, *StateDescTy, *AutomatonTy,
       *AssertionTy;
   llvm::FunctionCallee BoundEnterFn, BoundExitFn, BoundSettleFn, SiteReachedFn,
-      EventFn, ObjectEventFn;
+      EventFn, ObjectEventFn, SiteLockedFn, EventLockedFn;
   bool FastPath = true;
   int Prepared = -1; // prepare(): -1 not yet, else its result
 
@@ -161,6 +162,12 @@ private:
   std::map<std::pair<unsigned, unsigned>, llvm::Function *> EventFns;
   std::map<unsigned, llvm::Function *> SiteFns;
   std::map<std::vector<uint8_t>, llvm::GlobalVariable *> RowGVs;
+
+  // HooksGlobal.cpp
+  std::map<std::pair<unsigned, unsigned>, llvm::Function *> GlobalEventFns;
+  std::map<unsigned, llvm::Function *> GlobalSiteFns;
+  /// eventHook / siteHook build the body of a global hook (no dispatch).
+  bool BuildingGlobalBody = false;
 
   // Collect.cpp
   void collect();
@@ -229,6 +236,19 @@ private:
   llvm::Function *siteHook(unsigned A);
   llvm::Value *wordBuffer(llvm::IRBuilder<> &B,
                           llvm::ArrayRef<llvm::Value *> Words);
+
+  // HooksGlobal.cpp
+  void emitGlobalLock(llvm::IRBuilder<> &B, llvm::Value *Bound,
+                      llvm::BasicBlock *Contended, llvm::BasicBlock *Ret);
+  void emitGlobalUnlock(llvm::IRBuilder<> &B, llvm::Value *Bound);
+  llvm::Function *globalEnterHook(unsigned G);
+  llvm::Function *globalExitHook(unsigned G);
+  llvm::Function *globalWrapper(
+      const llvm::Twine &Name, unsigned A, llvm::Function *Body,
+      llvm::function_ref<void(llvm::IRBuilder<> &, llvm::ArrayRef<llvm::Value *>)>
+          Runtime);
+  llvm::Function *globalEventHook(unsigned A, unsigned S);
+  llvm::Function *globalSiteHook(unsigned A);
 
   // Points.cpp
   llvm::Value *toWord(llvm::IRBuilder<> &B, llvm::Value *V);

@@ -114,7 +114,7 @@ void Instrumenter::dispatch(IRBuilder<> &B, const Observer &O,
     if (G->Anchored)
       Frame = B.CreateIntrinsic(Intrinsic::addressofreturnaddress, {Ptr}, {},
                                 nullptr, "vigil.frame");
-    if (FastPath && !G->Global)
+    if (FastPath) // Hooks.cpp (per-thread) or HooksGlobal.cpp
       B.CreateCall(enterHook(O.G), {Frame});
     else
       B.CreateCall(BoundEnterFn,
@@ -122,7 +122,7 @@ void Instrumenter::dispatch(IRBuilder<> &B, const Observer &O,
     return;
   }
   case Observer::BoundEnd:
-    if (FastPath && !G->Global)
+    if (FastPath) // Hooks.cpp (per-thread) or HooksGlobal.cpp
       B.CreateCall(exitHook(O.G));
     else
       B.CreateCall(BoundExitFn, {groupPtr(B, O.G), B.getInt32(G->Global)});

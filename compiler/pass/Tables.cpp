@@ -212,8 +212,9 @@ void Instrumenter::buildHost() {
       Any |= H->Eligible;
       Host.back().push_back(std::move(H));
     }
-    Fast[AI] = FastPath && Any && A.Kind == AK_INLINE &&
-               A.Locality == PERTHREAD;
+    // Global assertions too: their hooks take the bound's lock
+    // (HooksGlobal.cpp).
+    Fast[AI] = FastPath && Any && A.Kind == AK_INLINE;
   }
 }
 

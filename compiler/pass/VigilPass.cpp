@@ -134,6 +134,8 @@ bool Instrumenter::run() {
   SiteReachedFn = Fn("__vigil_site_reached", {Ptr, Ptr, Ptr, Ptr});
   EventFn = Fn("__vigil_event", {Ptr, Ptr, Ptr, I32, Ptr});
   ObjectEventFn = Fn("__vigil_object_event", {Ptr, I32, Ptr});
+  SiteLockedFn = Fn("__vigil_site_locked", {Ptr, Ptr, Ptr, Ptr});
+  EventLockedFn = Fn("__vigil_event_locked", {Ptr, Ptr, Ptr, I32, Ptr});
 
   makeTypes();
   warnUnused();

@@ -30,16 +30,17 @@
  *                allocates, zero-initialised, VIGIL_INSTANCE_BYTES(nalts,
  *                ncaptures) bytes, 64-byte aligned: a header, one 64-byte
  *                state per alternative, then the captured values.
- *   fast path    for per-thread assertions the pass inlines the common
- *                transitions (see "Inline fast path" below and
- *                vigil/fastpath.h); everything else calls the runtime.
+ *   fast path    the pass inlines the common transitions (see "Inline fast
+ *                path" below and vigil/fastpath.h); everything else calls
+ *                the runtime.  Global groups do it under their lock (see
+ *                "Global groups inline").
  */
 #ifndef VIGIL_ABI_H
 #define VIGIL_ABI_H
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 4
+#define VIGIL_ABI_VERSION 5
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -69,8 +70,8 @@ struct vigil_bound {
   void *touched;       /* instances touched in this bound, via header.next   */
   uint32_t depth;      /* nesting of the bound (recursion)                   */
   uint32_t pending;    /* touched instances the second bound must look at    */
-  uint32_t lock;       /* global groups: held while the runtime works        */
-  uint32_t reserved0;
+  uint64_t lock;       /* global groups: 0 free, else the holder's
+                          vigil_lock_tag() ("Global groups inline" below) */
   void *const *frame;  /* per-thread bounds of call(f)..returnfrom(f): where
                           the outermost entry's return address is kept (its
                           frame), or null; see "Abandoned bounds" below  */
@@ -115,6 +116,33 @@ struct vigil_bound {
  * bound.pending -= 1.  vigil_fast_next (vigil/fastpath.h) says which
  * transitions are plain.
  */
+/*
+ * Global groups inline.  A global group's bound and instances are shared by
+ * every thread and serialised by bound.lock: 0 when free, else the tag of
+ * the thread holding it, vigil_lock_tag() (the thread pointer: one
+ * instruction, unique among live threads).  The inline path does exactly
+ * what the runtime does, inside one critical section per event, bound entry
+ * or exit:
+ *   event/site:  if (!(bound.gen & 1)) return;        (relaxed peek: outside)
+ *   all:         old = cmpxchg(bound.lock, 0, tag, acquire);
+ *                if (old == tag) return;    (this thread holds it: see below)
+ *                if (old != 0) { call the locking entry point; return; }
+ *                ... the per-thread inline code on the shared storage; what
+ *                is not plain calls __vigil_event_locked /
+ *                __vigil_site_locked (the runtime takes the whole event in
+ *                the same critical section) or, at the outermost exit with
+ *                pending != 0, __vigil_bound_settle ...
+ *                store(bound.lock, 0, release);
+ * bound.gen and bound.depth are written with (relaxed) atomic stores, as
+ * they are read without the lock.  A global bound's depth counts the
+ * entries of every thread: the bound is open while any thread is inside.
+ * A lock held by the thread itself is a signal handler that interrupted its
+ * critical section, or the runtime's violation handler calling instrumented
+ * code: waiting would never end, so its events, entries and exits of that
+ * bound are ignored (they stay balanced: the handler returns before the
+ * interrupted code goes on).
+ */
+#define vigil_lock_tag() ((uint64_t)(uintptr_t)__builtin_thread_pointer())
 #define VIGIL_HDR_GEN 0
 #define VIGIL_HDR_NEXT 8
 #define VIGIL_HDR_FAST 16
@@ -284,12 +312,19 @@ void __vigil_bound_enter(struct vigil_bound *bound, int global,
 void __vigil_bound_exit(struct vigil_bound *bound, int global);
 /* Inline fast path: the outermost exit found bound->pending != 0.  It calls
  * this with depth still 1 (events raised by a handler during the check nest
- * in the bound), then sets pending = 0, bumps gen and sets depth = 0. */
+ * in the bound), then sets pending = 0, bumps gen and sets depth = 0.  A
+ * global group's inline exit calls it holding the bound's lock. */
 void __vigil_bound_settle(struct vigil_bound *bound);
 void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *bound,
                           void *instance, const uint64_t *captures);
 void __vigil_event(struct vigil_assertion *a, struct vigil_bound *bound,
                    void *instance, uint32_t symbol, const uint64_t *values);
+/* Global groups inline: the caller holds bound->lock and releases it
+ * after the call. */
+void __vigil_site_locked(struct vigil_assertion *a, struct vigil_bound *bound,
+                         void *instance, const uint64_t *captures);
+void __vigil_event_locked(struct vigil_assertion *a, struct vigil_bound *bound,
+                          void *instance, uint32_t symbol, const uint64_t *values);
 /* Struct automata (kind VIGIL_KIND_STRUCT): every symbol, the two bounds
  * included; the runtime keeps one instance per object (the key slot). */
 void __vigil_object_event(struct vigil_assertion *a, uint32_t symbol,

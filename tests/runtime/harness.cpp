@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 extern "C" void __vigil_test_configure(int algorithm, size_t store_limit,
                                        int on_failure, int shortcuts);
@@ -403,11 +404,66 @@ struct Instance {
   }
 };
 
-/// The inline fast path, as the pass emits it.
+/// The inline fast path, as the pass emits it: per-thread (Hooks.cpp), or
+/// global (HooksGlobal.cpp): the same steps inside the bound's lock, with
+/// the runtime's locked entry points, and the bound's entry and exit
+/// inline too.
 struct FastPath {
   Tables &T;
   vigil_bound &B;
   Instance &I;
+  bool Global = false;
+
+  /// HooksGlobal.cpp's lock, tagged with this thread: false when another
+  /// thread holds it (the caller then calls the runtime's locking entry
+  /// point; this thread never holds it here).
+  bool lock() {
+    uint64_t Old = 0;
+    if (__atomic_compare_exchange_n(&B.lock, &Old, vigil_lock_tag(), false,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return true;
+    if (Old == vigil_lock_tag())
+      throw std::logic_error("a global lock already held by this thread");
+    return false;
+  }
+  void unlock() { __atomic_store_n(&B.lock, 0, __ATOMIC_RELEASE); }
+  void runtimeEvent(unsigned S, const uint64_t *V) {
+    (Global ? __vigil_event_locked : __vigil_event)(&T.A, &B, I.Mem, S, V);
+  }
+  void runtimeSite(const uint64_t *Caps) {
+    (Global ? __vigil_site_locked : __vigil_site_reached)(&T.A, &B, I.Mem, Caps);
+  }
+
+  /// A global group's entry and exit, as HooksGlobal.cpp emits them.
+  void enter() {
+    if (!lock()) {
+      __vigil_bound_enter(&B, 1, nullptr);
+      return;
+    }
+    uint32_t D = B.depth;
+    __atomic_store_n(&B.depth, D + 1, __ATOMIC_RELAXED);
+    if (D == 0) {
+      __atomic_store_n(&B.gen, B.gen + 1, __ATOMIC_RELAXED);
+      B.touched = nullptr;
+    }
+    unlock();
+  }
+  void exit() {
+    if (!lock()) {
+      __vigil_bound_exit(&B, 1);
+      return;
+    }
+    uint32_t D = B.depth;
+    if (D == 1) {
+      if (B.pending)
+        __vigil_bound_settle(&B);
+      B.pending = 0;
+      __atomic_store_n(&B.gen, B.gen + 1, __ATOMIC_RELAXED);
+    }
+    if (D > 0)
+      __atomic_store_n(&B.depth, D - 1, __ATOMIC_RELAXED);
+    unlock();
+  }
 
   /// Touching (vigil/abi.h); false: the runtime must be called.
   bool touch() {
@@ -450,10 +506,25 @@ struct FastPath {
   }
 
   void event(unsigned S, const uint64_t *V) {
+    if (!Global) {
+      eventBody(S, V);
+      return;
+    }
+    if (!(__atomic_load_n(&B.gen, __ATOMIC_RELAXED) & 1))
+      return;
+    if (!lock()) {
+      __vigil_event(&T.A, &B, I.Mem, S, V);
+      return;
+    }
+    eventBody(S, V);
+    unlock();
+  }
+
+  void eventBody(unsigned S, const uint64_t *V) {
     if (B.depth == 0)
       return;
     if (!touch()) {
-      __vigil_event(&T.A, &B, I.Mem, S, V);
+      runtimeEvent(S, V);
       return;
     }
     const vigil_event_desc &E = T.Events[S];
@@ -471,7 +542,7 @@ struct FastPath {
     }
     if (Slow) {
       ++FastSlow;
-      __vigil_event(&T.A, &B, I.Mem, S, V);
+      runtimeEvent(S, V);
     } else {
       ++FastInline;
       apply(R, S);
@@ -479,10 +550,25 @@ struct FastPath {
   }
 
   void site(const uint64_t *Caps) {
+    if (!Global) {
+      siteBody(Caps);
+      return;
+    }
+    if (!(__atomic_load_n(&B.gen, __ATOMIC_RELAXED) & 1))
+      return;
+    if (!lock()) {
+      __vigil_site_reached(&T.A, &B, I.Mem, Caps);
+      return;
+    }
+    siteBody(Caps);
+    unlock();
+  }
+
+  void siteBody(const uint64_t *Caps) {
     if (B.depth == 0)
       return;
     if (!touch()) {
-      __vigil_site_reached(&T.A, &B, I.Mem, Caps);
+      runtimeSite(Caps);
       return;
     }
     std::vector<unsigned> R(T.A.nalternatives);
@@ -498,7 +584,7 @@ struct FastPath {
     }
     if (Slow) {
       ++FastSlow;
-      __vigil_site_reached(&T.A, &B, I.Mem, Caps); // the instance's captures stay
+      runtimeSite(Caps); // the instance's captures stay
       return;
     }
     ++FastInline;
@@ -549,7 +635,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
     T.FastInit[A] = 0;
   T.A.runtime = nullptr; // fast_init is computed on first use
   uint8_t Fast = 0;
-  if (C.Fast && T.A.kind == VIGIL_KIND_INLINE && T.A.locality == VIGIL_PERTHREAD)
+  if (C.Fast && T.A.kind == VIGIL_KIND_INLINE)
     for (unsigned A = 0; A < T.A.nalternatives; ++A)
       Fast |= uint8_t(vigil_fast_eligible(&T.Models[A]));
   T.A.fast = Fast;
@@ -567,15 +653,21 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   }
   vigil_bound &B = *Bt.Bound;
   Instance I(Bt.Inst.get());
-  FastPath FP{T, B, I};
   int Global = T.A.locality == VIGIL_GLOBAL;
+  FastPath FP{T, B, I, Global != 0};
   for (const Tok &Tk : Trace) {
     switch (Tk.Kind) {
     case Tok::Enter:
-      __vigil_bound_enter(&B, Global, nullptr);
+      if (Fast && Global)
+        FP.enter();
+      else
+        __vigil_bound_enter(&B, Global, nullptr);
       break;
     case Tok::Exit:
-      __vigil_bound_exit(&B, Global);
+      if (Fast && Global)
+        FP.exit();
+      else
+        __vigil_bound_exit(&B, Global);
       break;
     case Tok::Site: {
       std::vector<uint64_t> Caps(T.A.ncaptures, 0);
@@ -612,6 +704,48 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
     for (const std::string &L : Lines)
       LastLines += "      " + L + "\n";
   }
+  return takeReports();
+}
+
+std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Trace,
+                                          unsigned Threads, unsigned Rounds) {
+  Tables &T = *Bt.T;
+  __vigil_test_configure(0, size_t(1) << 20, 1, 1);
+  takeReports();
+  T.A.runtime = nullptr;
+  T.A.fast = 0;
+  for (unsigned A = 0; A < T.A.nalternatives; ++A)
+    T.A.fast |= uint8_t(T.FastInit[A] = uint8_t(vigil_fast_eligible(&T.Models[A])));
+  size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
+  void *M = aligned_alloc(64, N); // never freed: the statistics keep it
+  memset(M, 0, N);
+  auto Bound = std::make_shared<vigil_bound>();
+  memset(Bound.get(), 0, sizeof(vigil_bound));
+  std::vector<std::thread> Ts;
+  for (unsigned K = 0; K < Threads; ++K)
+    Ts.emplace_back([&, M] {
+      Instance I(M);
+      FastPath FP{T, *Bound, I, true};
+      for (unsigned R = 0; R < Rounds; ++R)
+        for (const Tok &Tk : Trace) {
+          if (Tk.Kind == Tok::Enter) {
+            FP.enter();
+          } else if (Tk.Kind == Tok::Exit) {
+            FP.exit();
+          } else if (Tk.Kind == Tok::Site) {
+            std::vector<uint64_t> Caps(T.A.ncaptures, 0);
+            FP.site(Caps.data());
+          } else {
+            std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;
+            fire(Bt, Tk, Fired);
+            for (auto &[S, V] : Fired)
+              FP.event(S, V.data());
+          }
+        }
+    });
+  for (std::thread &Th : Ts)
+    Th.join();
+  T.A.runtime = nullptr;
   return takeReports();
 }
 

@@ -70,6 +70,12 @@ uint64_t lastDropped();
 /// The last run's reports, one line each (for failure messages).
 std::string lastReports();
 
+/// A global assertion's inline path (the model of HooksGlobal.cpp) driven
+/// by Threads threads at once, each running Trace Rounds times on the one
+/// shared instance and bound; the reasons reported.
+std::vector<std::string> runGlobalThreads(Built &B, const std::vector<Tok> &Trace,
+                                          unsigned Threads, unsigned Rounds);
+
 /// Struct automata: events go to __vigil_object_event.
 std::vector<std::string> runObjects(Built &B, const std::vector<Tok> &Trace);
 
