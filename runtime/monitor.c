@@ -11,8 +11,13 @@
  *
  *   per thread  the `state` word of the monitor's _Thread_local slot in the
  *               generated unit (struct vigil_monitor_tls).  No lock.
- *   global      the descriptor's `state` word, under the descriptor's spin
- *               lock.
+ *   global      the descriptor's `state` word, changed by compare-and-swap
+ *               only: the hooks' inline path swaps it too (vigil/monitor.h),
+ *               and a lock would have to be taken there as well.  A step
+ *               is a pure function of the word, so a lost swap just steps
+ *               again from the word that won; each event is one swap, so
+ *               the states the instance goes through are a sequence of
+ *               whole events (linearisable), as under the lock before.
  *   per object  a hash table key -> state, split into 64 stripes by the
  *               key's hash.  Each stripe is its own open-addressing table
  *               (linear probing, backward-shift deletion, doubling) under
@@ -33,7 +38,10 @@
  * (callee side).  A thread-local guard ignores every monitor event raised
  * while the runtime is already working on this thread (a custom handler or
  * an interposed malloc calling monitored code); locks are only held around
- * the table update, never while reporting.
+ * the table update, never while reporting.  The hooks' inline path does
+ * not read that guard (it would cost every inline event a load and a
+ * branch): wherever the runtime may run such code it parks the thread's
+ * TLS slots instead (vg_monitor_park), which sends their events here.
  *
  * Counters: each thread counts its events in its own TLS slot (no shared
  * cache line per event); a slot is registered on the thread's first event,
@@ -126,6 +134,34 @@ static struct vg_monitor_rt *get_rt(struct vigil_monitor *m) {
 uint32_t vg_monitor_live_lock;
 struct reg *vg_monitor_live;
 static _Thread_local struct reg *mine;
+
+/* The inline path off in every registered slot of this thread, or back on
+ * where it is not off for good (TLS_SLOW).  A slot that is not registered
+ * needs nothing: its THREAD word is 0 or its GLOBAL mark is, or it is
+ * parked for good; either way its events come here.  Cheap (this thread's
+ * registrations, one per monitor it used) and off every hot path. */
+static _Thread_local unsigned park_depth; /* nested parks: the outermost unparks */
+
+void vg_monitor_park(void) {
+  if (park_depth++)
+    return;
+  for (struct reg *r = mine; r; r = r->thread_next)
+    r->tls->state |= VIGIL_MONITOR_PARKED;
+}
+
+void vg_monitor_unpark(void) {
+  if (--park_depth)
+    return;
+  for (struct reg *r = mine; r; r = r->thread_next)
+    if (!(r->tls->flags & TLS_SLOW))
+      r->tls->state &= ~VIGIL_MONITOR_PARKED;
+}
+
+/* No inline path on this slot any more: the runtime decides its events. */
+static void slow_for_good(struct vigil_monitor_tls *t) {
+  t->flags |= TLS_SLOW;
+  t->state |= VIGIL_MONITOR_PARKED;
+}
 static pthread_key_t thread_key;
 static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
 
@@ -148,6 +184,10 @@ static void register_tls(struct vg_monitor_rt *rt, struct vigil_monitor_tls *t) 
   mine = r;
   t->runtime = r;
   t->flags |= TLS_REGISTERED;
+  /* GLOBAL: the mark the inline path looks for, parked until the caller
+   * unparks (still in the runtime) */
+  if (rt->m->scope == VIGIL_MONITOR_GLOBAL && !rt->hybrid)
+    t->state = 1 | VIGIL_MONITOR_PARKED;
   pthread_once(&thread_key_once, make_thread_key);
   pthread_setspecific(thread_key, (void *)1);
 }
@@ -171,6 +211,27 @@ static inline int end(const struct vigil_monitor *m, uint32_t *word, uint32_t *b
   struct vk_result v = vk_forget_word(&((const struct vg_monitor_rt *)m->runtime)->vk, word);
   *bad = v.from;
   return v.verdict != VK_OK;
+}
+
+/* The step (forget: the end) on a THREAD slot's word, its PARKED bit kept
+ * out of the model's way. */
+static inline int step_tls(const struct vigil_monitor *m, uint32_t rule, int forget,
+                           struct vigil_monitor_tls *t, uint32_t *bad) {
+  uint32_t parked = t->state & VIGIL_MONITOR_PARKED, w = t->state & ~VIGIL_MONITOR_PARKED;
+  int failed = forget ? end(m, &w, bad) : step(m, rule, &w, bad);
+  t->state = w | parked;
+  return failed;
+}
+
+/* The step (forget: the end) on the GLOBAL word, one swap per event. */
+static inline int step_global(struct vigil_monitor *m, uint32_t rule, int forget, uint32_t *bad) {
+  uint32_t w = __atomic_load_n(&m->state, __ATOMIC_RELAXED), n;
+  int failed;
+  do {
+    n = w;
+    failed = forget ? end(m, &n, bad) : step(m, rule, &n, bad);
+  } while (!__atomic_compare_exchange_n(&m->state, &w, n, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+  return failed;
 }
 
 static inline int final_of(const struct vigil_monitor *m, uint32_t state) {
@@ -227,19 +288,30 @@ static __attribute__((noinline, cold)) void fail(struct vigil_monitor *m, uint32
 
 /* The first event of a monitor on this thread (or ever): bookkeeping, and
  * this event's count.  Returns 0 when the event must be ignored (no memory
- * for the monitor's table). */
+ * for the monitor's table).  Allocation and pthread_once may reach code
+ * the program defines: the thread's slots are parked meanwhile. */
 __attribute__((noinline, cold)) int vg_monitor_first_event(struct vigil_monitor *m,
                                                           struct vigil_monitor_tls *t) {
+  vg_monitor_park();
   vg_config_init();
   struct vg_monitor_rt *rt = get_rt(m);
-  if (!rt)
+  if (!rt) {
+    vg_monitor_unpark();
     return 0;
+  }
   if (!thread_exited)
     register_tls(rt, t);
-  if (t->flags & TLS_REGISTERED)
+  if (t->flags & TLS_REGISTERED) {
     __atomic_store_n(&t->events, t->events + 1, __ATOMIC_RELAXED);
-  else
+    /* the generic engine only, as the assertions' shortcuts (config.c) */
+    if (!vg_config.shortcuts)
+      slow_for_good(t);
+  } else {
+    /* counted where no inline path can count it: there is none */
     atomic_fetch_add_explicit(&rt->events, 1, memory_order_relaxed);
+    slow_for_good(t);
+  }
+  vg_monitor_unpark();
   return 1;
 }
 
@@ -282,21 +354,15 @@ __vigil_monitor_event(struct vigil_monitor *m, struct vigil_monitor_tls *t, uint
   if (!vg_monitor_enter(m, t))
     return;
   uint32_t bad;
-  switch (m->scope) {
-  case VIGIL_MONITOR_THREAD:
-    if (__builtin_expect(step(m, rule, &t->state, &bad), 0))
-      fail(m, rule, R_INVALID, bad, 0, key);
-    break;
-  case VIGIL_MONITOR_GLOBAL: {
-    spin_lock(&m->lock);
-    int failed = step(m, rule, &m->state, &bad);
-    spin_unlock(&m->lock);
-    if (__builtin_expect(failed, 0))
-      fail(m, rule, R_INVALID, bad, 0, key);
-    break;
-  }
-  default:
+  /* Per-object events all come here; thread and global ones only when
+   * their hook's inline path did not decide (vigil/monitor.h). */
+  if (__builtin_expect(m->scope == VIGIL_MONITOR_OBJECT, 1)) {
     object_event(m, rule, key, 0);
+  } else if (m->scope == VIGIL_MONITOR_THREAD) {
+    if (step_tls(m, rule, 0, t, &bad))
+      fail(m, rule, R_INVALID, bad, 0, key);
+  } else if (step_global(m, rule, 0, &bad)) {
+    fail(m, rule, R_INVALID, bad, 0, key);
   }
   vg_monitor_busy = 0;
 }
@@ -309,17 +375,13 @@ __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *t, uin
   uint32_t bad;
   switch (m->scope) {
   case VIGIL_MONITOR_THREAD:
-    if (end(m, &t->state, &bad))
+    if (step_tls(m, rule, 1, t, &bad))
       fail(m, rule, R_NOT_FINAL, bad, 0, key);
     break;
-  case VIGIL_MONITOR_GLOBAL: {
-    spin_lock(&m->lock);
-    int failed = end(m, &m->state, &bad);
-    spin_unlock(&m->lock);
-    if (failed)
+  case VIGIL_MONITOR_GLOBAL:
+    if (step_global(m, rule, 1, &bad))
       fail(m, rule, R_NOT_FINAL, bad, 0, key);
     break;
-  }
   default:
     object_event(m, rule, key, 1);
   }
@@ -330,9 +392,10 @@ __vigil_monitor_forget(struct vigil_monitor *m, struct vigil_monitor_tls *t, uin
 
 static void check_tls_at_exit(struct reg *r, const char *when) {
   struct vigil_monitor *m = r->rt->m;
-  if (m->scope != VIGIL_MONITOR_THREAD || !m->check_exit || !r->tls->state)
+  uint32_t w = r->tls->state & ~VIGIL_MONITOR_PARKED;
+  if (m->scope != VIGIL_MONITOR_THREAD || !m->check_exit || !w)
     return;
-  uint32_t s = r->tls->state - 1;
+  uint32_t s = w - 1;
   if (final_of(m, s))
     return;
   struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .state = s, .when = when};
@@ -343,6 +406,7 @@ static void thread_exit(void *p) {
   (void)p;
   int was_busy = vg_monitor_busy;
   vg_monitor_busy = 1;
+  vg_monitor_park();
   for (struct reg *r = mine; r; r = r->thread_next) {
     if (r->rt->hybrid && r->rt->m->scope == VIGIL_MONITOR_THREAD)
       vg_monitor_hybrid_thread_exit(r->rt, (uint64_t)__vigil_monitor_field(VIGIL_MONITOR_FIELD_TID),
@@ -350,6 +414,10 @@ static void thread_exit(void *p) {
     else
       check_tls_at_exit(r, "thread exit");
   }
+  /* later events (another destructor's) are decided and counted by the
+   * runtime (rt->events): the registrations go now */
+  for (struct reg *r = mine; r; r = r->thread_next)
+    slow_for_good(r->tls);
   spin_lock(&vg_monitor_live_lock);
   for (struct reg *r = mine, *next; r; r = next) {
     next = r->thread_next;
@@ -366,6 +434,7 @@ static void thread_exit(void *p) {
   }
   mine = NULL;
   spin_unlock(&vg_monitor_live_lock);
+  vg_monitor_unpark();
   thread_exited = 1;
   vg_monitor_busy = was_busy;
 }
@@ -418,9 +487,7 @@ static void at_exit_check(void) {
     if (rt->hybrid) {
       table_at_exit(rt, ENTRY_HYBRID, m->scope != VIGIL_MONITOR_GLOBAL);
     } else if (m->scope == VIGIL_MONITOR_GLOBAL) {
-      spin_lock(&m->lock);
-      uint32_t w = m->state;
-      spin_unlock(&m->lock);
+      uint32_t w = __atomic_load_n(&m->state, __ATOMIC_ACQUIRE);
       if (w && !final_of(m, w - 1)) {
         struct violation x = {.reason = R_NOT_FINAL_AT_EXIT, .state = w - 1, .when = "program exit"};
         vg_monitor_report(rt, &x);

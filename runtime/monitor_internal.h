@@ -141,7 +141,16 @@ extern struct reg *vg_monitor_live;
  * it set for its whole life. */
 extern _Thread_local int vg_monitor_busy;
 
-enum { TLS_REGISTERED = 1 };
+/* TLS_SLOW: the slot's inline path is off for good (vigil/monitor.h,
+ * VIGIL_MONITOR_PARKED): VIGIL_FAST_PATH=0, no registration, thread exit. */
+enum { TLS_REGISTERED = 1, TLS_SLOW = 2 };
+
+/* Every registered TLS slot of this thread parked (the inline path off), or
+ * unparked but for the slots that are off for good.  Around any runtime
+ * code that may call monitored functions: allocation, reports, hybrid
+ * steps (monitor.c says why). */
+void vg_monitor_park(void);
+void vg_monitor_unpark(void);
 
 /* The first event of a monitor on this thread (or ever): bookkeeping and
  * this event's count; 0 when the event must be ignored. */

@@ -258,7 +258,11 @@ static void json_extras(struct vg_buf *json, const struct vigil_monitor *m, cons
   vg_bjson(json, render);
 }
 
+/* The thread's inline paths are parked for the report's duration: a
+ * handler (or an allocator the program defines) calling monitored code
+ * raises events the runtime must see and ignore (monitor.c). */
 void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
+  vg_monitor_park();
   struct vigil_monitor *m = rt->m;
   const struct vigil_monitor_model *md = m->model;
   atomic_fetch_add_explicit(&rt->failures, 1, memory_order_relaxed);
@@ -312,4 +316,5 @@ void vg_monitor_report(struct vg_monitor_rt *rt, const struct violation *x) {
   vg_report_core_violation(&v, heading.p, lines, tail, json.p);
   free(assertion.p), free(text.p), free(expl.p), free(ev.p), free(values.p);
   free(expected.p), free(heading.p), free(render.p), free(json.p), free(where.p), free(states.p);
+  vg_monitor_unpark();
 }

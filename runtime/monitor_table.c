@@ -25,8 +25,10 @@ static int grow(struct stripe *st, size_t esz) {
     atomic_fetch_sub(&table_bytes, bytes);
     return -1;
   }
+  vg_monitor_park(); /* calloc and free may be the program's, monitored */
   void *n = calloc(cap, esz);
   if (!n) {
+    vg_monitor_unpark();
     atomic_fetch_sub(&table_bytes, bytes);
     return -1;
   }
@@ -46,6 +48,7 @@ static int grow(struct stripe *st, size_t esz) {
     free(old.slots);
     atomic_fetch_sub(&table_bytes, (size_t)(old.mask + 1) * esz);
   }
+  vg_monitor_unpark();
   return 0;
 }
 

@@ -100,6 +100,7 @@ static void install_fork_handler(void) { pthread_atfork(NULL, NULL, after_fork_c
  * every signal blocked: the program's signals are for its own threads. */
 static __attribute__((noinline, cold)) int start(void) {
   static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+  vg_monitor_park(); /* the pthread calls may be the program's (monitor.c) */
   pthread_once(&fork_once, install_fork_handler);
   spin_lock(&timer.lock);
   if (timer.state == T_IDLE) {
@@ -112,6 +113,7 @@ static __attribute__((noinline, cold)) int start(void) {
   }
   int running = timer.state == T_RUNNING;
   spin_unlock(&timer.lock);
+  vg_monitor_unpark();
   return running;
 }
 

@@ -12,7 +12,12 @@ it, the state between them an invariant (armed at every begin/lock; the
 timer thread starts, but nothing expires).  Each is built plain (no
 monitor) and monitored; the figure is
   (Ir(monitored, 2N) - Ir(monitored, N) - (Ir(plain, 2N) - Ir(plain, N))) / 2N
-per event, for the whole process (hook, runtime and locks).  callgrind
+per event, for the whole process (hook, runtime and locks).  The plain
+models' rows also build the program with the same check written by hand
+(hand.h: a switch-based state machine, per thread / one compare-and-swap
+word / next to the mutex, abort() on an invalid event), measured the same
+way, and print vigil's figure over the hand-written one (the issue's
+target: <= 1.5).  callgrind
 counts user-space instructions only, and under valgrind clock_gettime is a
 system call (no vDSO), so the clock read of a hybrid event is counted as
 its libc wrapper alone: the ns column times the same difference natively
@@ -46,6 +51,9 @@ CLOCKED_TXN = """digraph state_automaton {
 """
 CLOCKED_MUTEX = CLOCKED_TXN.replace("idle", "unlocked").replace("open", "locked").replace(
     "begin", "lock").replace("commit", "unlock").replace("\\nabort", "")
+# The hand-written variant of each plain row (hand.h); the clocked rows
+# have none.
+HAND = {"thread": "-DHAND_THREAD", "global": "-DHAND_GLOBAL", "object": "-DHAND_OBJECT"}
 PROGRAMS = {
     "thread": ("txn.c", "model {dot}\nscope thread\nbegin <- return:txn_begin if ret == 0\ncommit <- call:txn_commit\nabort <- call:txn_abort\n"),
     "global": ("txn.c", "model {dot}\nscope global\nbegin <- return:txn_begin if ret == 0\ncommit <- call:txn_commit\nabort <- call:txn_abort\n"),
@@ -55,8 +63,8 @@ PROGRAMS = {
 }
 
 
-def build(cc: pathlib.Path, src: pathlib.Path, bind, out: pathlib.Path):
-    cmd = [str(cc), "-O2", str(src), "-o", str(out), "-lpthread"]
+def build(cc: pathlib.Path, src: pathlib.Path, bind, out: pathlib.Path, defines=()):
+    cmd = [str(cc), "-O2", *defines, str(src), "-o", str(out), "-lpthread"]
     if bind:
         cmd.insert(1, f"--vigil-monitor={bind}")
     env = dict(os.environ, VIGIL_STATIC="off")
@@ -102,7 +110,7 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--out", default=str(ROOT / "bench/results"))
     args = ap.parse_args()
-    rows = {}
+    rows, hand = {}, {}
     with tempfile.TemporaryDirectory() as d:
         d = pathlib.Path(d)
         models = {"dot": TXN_DOT, "clocked_txn": d / "txn-clocked.dot", "clocked_mutex": d / "mutex-clocked.dot"}
@@ -122,13 +130,26 @@ def main():
                 build(cc, HERE / src, None, plain)
                 ns = ns_per_event(exe, plain, args.time_n, args.reps) if args.time_n else None
                 rows.setdefault(name, []).append((per_event(exe, plain, args.n), ns))
-    head = "| scope | " + " | ".join(f"`{b}` instr. | ns" for b in args.build) + " |"
-    lines = [head, "|---" * (2 * len(args.build) + 1) + "|"]
+                if name in HAND and name not in hand:
+                    h = d / f"{tag}-hand"
+                    build(cc, HERE / src, None, h, [HAND[name]])
+                    hns = ns_per_event(h, plain, args.time_n, args.reps) if args.time_n else None
+                    hand[name] = (per_event(h, plain, args.n), hns)
+    head = ("| scope | " + " | ".join(f"`{b}` instr. | ns" for b in args.build)
+            + " | hand instr. | ns | " + " | ".join(f"`{b}` / hand" for b in args.build) + " |")
+    lines = [head, "|---" * (3 * len(args.build) + 3) + "|"]
     for name, vals in rows.items():
         cells = [f"{i:.1f} | " + (f"{t:.1f}" if t is not None else "-") for i, t in vals]
+        if name in hand:
+            hi, ht = hand[name]
+            cells.append(f"{hi:.1f} | " + (f"{ht:.1f}" if ht is not None else "-"))
+            cells += [f"{i / hi:.2f}x" if hi > 0 else "-" for i, _ in vals]
+        else:
+            cells += ["- | -"] + ["-"] * len(vals)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     table = "\n".join(lines)
-    print("per monitored event: instructions (callgrind, whole process, N=%d) and ns (native, N=%d, best of %d):\n%s"
+    print("per monitored event: instructions (callgrind, whole process, N=%d) and ns (native, N=%d, best of %d);"
+          " hand: the same check written by hand (hand.h):\n%s"
           % (args.n, args.time_n, args.reps, table))
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

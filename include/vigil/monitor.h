@@ -46,15 +46,48 @@
  * so zero-initialised storage means "not monitored":
  *   VIGIL_MONITOR_THREAD  per thread: `state` of the hook's TLS slot
  *                         (struct vigil_monitor_tls, a _Thread_local in the
- *                         generated unit whose address every hook passes).
+ *                         generated unit whose address every hook passes),
+ *                         or'ed with VIGIL_MONITOR_PARKED (below).
  *                         No lock: only its thread touches it.
- *   VIGIL_MONITOR_GLOBAL  one `state` in the descriptor, under its spin lock.
+ *   VIGIL_MONITOR_GLOBAL  one `state` in the descriptor, changed only by
+ *                         compare-and-swap (the hook's and the runtime's).
+ *                         The TLS slot's `state` is then 1 once the runtime
+ *                         registered the thread, or'ed with PARKED, else 0.
  *   VIGIL_MONITOR_OBJECT  a hash table key -> state inside the runtime
  *                         (striped spin locks; runtime/monitor.c says why).
  *                         Also used for a per-task binding whose key is not
  *                         the current thread (`key=arg0`), and per cpu.
- * Every monitor also gets the TLS slot: the runtime counts the thread's
- * events there (no shared cache line per event) and registers the thread.
+ * Every monitor also gets the TLS slot: the thread's events are counted
+ * there (no shared cache line per event) and the runtime registers the
+ * thread (on its first event, which always reaches the runtime).
+ *
+ * ---- The inline path (plain models, THREAD and GLOBAL scope) ---------------------
+ *
+ * A hook may make an allowed transition itself, without the runtime, as
+ * the kernel's da_monitor.h does: the model is data, the step tiny.  Its
+ * rule's event E is a constant, so the hook holds the model's column for
+ * E (state + 1 -> next + 1, a `switch` the compiler makes compares or a
+ * table load) and:
+ *   THREAD  if the TLS `state` is a word of the column (not 0, not
+ *           PARKED), stores next + 1 there;
+ *   GLOBAL  if the TLS `state` is exactly 1, reads the descriptor's `state`
+ *           and, if it is a word of the column, swaps in next + 1 (CAS);
+ * then adds 1 to the TLS `events` (a relaxed store: other threads read it
+ * for statistics) and returns.  Anything else (the event not allowed, the
+ * instance not monitored, the first event, a lost CAS, `forget`) calls
+ * __vigil_monitor_event / _forget, which decide as before.  A transition
+ * the model allows from a monitored state does not depend on the rule's
+ * mode or on has_start, so the two paths agree.
+ *
+ * VIGIL_MONITOR_PARKED in a TLS `state` turns the inline path off on that
+ * thread: the runtime sets it in every slot of the thread (a) while it
+ * runs code that may call monitored functions (a report and its handler,
+ * an allocation, registration, a hybrid step), so that such events reach
+ * it and are ignored as below, and (b) for good when the program runs
+ * with VIGIL_FAST_PATH=0, when the thread's registration failed, and once
+ * the thread's exit destructor ran (its counters are folded then).  The
+ * runtime ignores the bit when it reads the state.  Object scope and
+ * hybrid models have no inline path (docs/performance.md says why).
  *
  * Hybrid automata (the compiled model's kind is VK_HA: clocks, guards,
  * invariants) keep a whole `struct vk_inst` per instance, and every one of
@@ -92,13 +125,14 @@
 
 #include <stdint.h>
 
-#define VIGIL_MONITOR_ABI 3
+#define VIGIL_MONITOR_ABI 4
 
 #define VIGIL_MONITOR_MAX_STATES 65533  /* as the compiled model (vigil/vk.h)  */
 #define VIGIL_MONITOR_MAX_EVENTS 65533
 #define VIGIL_MONITOR_MAX_ARGS 6        /* arg0..arg5                          */
 #define VIGIL_MONITOR_FORGET 0xffffffffu /* vigil_monitor_rule.event: forget   */
 #define VIGIL_MONITOR_MAX_FIELDS 16     /* a hybrid hook's fields (vk.h's VK_MAX_FIELDS) */
+#define VIGIL_MONITOR_PARKED 0x80000000u /* in a TLS state: no inline path */
 
 /* Where instances live (vigil_monitor.scope). */
 enum vigil_monitor_scope {
@@ -172,8 +206,8 @@ struct vigil_monitor {
   uint8_t check_exit;                     /* report not-final-at-exit         */
   uint8_t reserved0[5];
   /* ---- libvigil's ---- */
-  uint32_t lock;                          /* GLOBAL: spin lock                */
-  uint32_t state;                         /* GLOBAL: 0, or state + 1          */
+  uint32_t reserved1;                     /* (was a spin lock, ABI 3)         */
+  uint32_t state;                         /* GLOBAL: 0, or state + 1; CAS only */
   void *runtime;                          /* bookkeeping, object table        */
 };
 
@@ -181,9 +215,9 @@ struct vigil_monitor {
  * unit; hooks pass its address.  `state` is the THREAD scope's state; the
  * rest is libvigil's. */
 struct vigil_monitor_tls {
-  uint32_t state;      /* THREAD: 0, or state + 1                          */
+  uint32_t state;      /* THREAD: 0, or state + 1; GLOBAL: 1 registered; | PARKED */
   uint32_t flags;      /* libvigil                                         */
-  uint64_t events;     /* events this thread delivered                     */
+  uint64_t events;     /* events this thread delivered (hooks add theirs)  */
   void *runtime;       /* libvigil: this thread's registration             */
 };
 

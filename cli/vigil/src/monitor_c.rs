@@ -25,8 +25,17 @@
 //! invariants' text for reports, and each hook passes the event's fields
 //! the guards on its event read to `__vigil_monitor_hybrid`, whose runtime
 //! keeps every instance in its table and fires invariants from a timer
-//! thread (runtime/monitor_hybrid.c).  Plain models' hooks are what they
-//! were.
+//! thread (runtime/monitor_hybrid.c).
+//!
+//! A plain model's hook in thread or global scope makes an allowed
+//! transition itself (the inline path of `include/vigil/monitor.h`): the
+//! model's column for the rule's event as a `switch` from the state word to
+//! the next one, a store (thread) or a compare-and-swap (global), and a
+//! per-thread count; everything else calls the runtime.  Per-object
+//! instances live in the runtime's table, whose lookup and stripe lock
+//! cannot be a table load: their hooks always call the runtime.  With
+//! `VIGIL_FAST_PATH=0` in the environment the unit has no inline path (as
+//! the link-time pass makes every assertion hook a runtime call then).
 //!
 //! Sources must be `call:[LIB:]FUNC` or `return:[LIB:]FUNC` (LIB, for
 //! uprobes, is ignored in-process).  The binding may also say
@@ -417,8 +426,22 @@ pub struct Names<'a> {
     pub output: &'a str,
 }
 
-/// The translation unit of one monitor.
+/// Whether hooks get the inline path: not when the environment says
+/// `VIGIL_FAST_PATH=0` (every event then reaches the runtime, which the
+/// tests compare with the inline path).
+pub fn inline_wanted() -> bool {
+    std::env::var_os("VIGIL_FAST_PATH").is_none_or(|v| v != "0")
+}
+
+/// The translation unit of one monitor, inline paths as the environment
+/// says ([`inline_wanted`]).
 pub fn generate(m: &Monitor, names: &Names) -> String {
+    generate_unit(m, names, inline_wanted())
+}
+
+/// The translation unit of one monitor; `inline`: plain thread and global
+/// hooks make allowed transitions themselves.
+pub fn generate_unit(m: &Monitor, names: &Names, inline: bool) -> String {
     let model = &m.model;
     let b = &m.binding;
     let name = &m.name;
@@ -439,7 +462,7 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
     o.line("#include <stdint.h>");
     o.line("#include <vigil/monitor.h>");
     o.line("");
-    o.line(&format!("#if VIGIL_MONITOR_ABI != 3\n#error \"{name}: generated for monitor ABI 3; regenerate it with this vigil\"\n#endif"));
+    o.line(&format!("#if VIGIL_MONITOR_ABI != 4\n#error \"{name}: generated for monitor ABI 4; regenerate it with this vigil\"\n#endif"));
     o.line("");
 
     // The model.
@@ -596,6 +619,9 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
         if hybrid(m) {
             hybrid_call(&mut o, i, &key, &fields, &field_names);
         } else {
+            if let (true, RuleEvent::Event(e)) = (inline, r.event) {
+                inline_step(&mut o, m, storage, e);
+            }
             let entry = if r.event == RuleEvent::Forget {
                 "__vigil_monitor_forget"
             } else {
@@ -627,6 +653,62 @@ pub fn generate(m: &Monitor, names: &Names) -> String {
     }
     o.line("};");
     o.text
+}
+
+/// The inline path of a plain model's hook for `event` (vigil/monitor.h):
+/// the model's column for the event, from state word (state + 1) to the
+/// next word; a word it does not list (0: not monitored, PARKED, an event
+/// not allowed) falls through to the runtime call that follows.  Nothing
+/// for per-object instances, nor for an event no state allows.
+fn inline_step(o: &mut Out, m: &Monitor, storage: Storage, event: usize) {
+    let c = &m.compiled;
+    let ne = c.nevents as usize;
+    let cases: Vec<String> = (0..c.nstates as usize)
+        .filter_map(|s| {
+            let n = c.next[s * ne + event];
+            (n != NONE).then(|| {
+                format!(
+                    "    case {}: next = {}; break; /* {} -> {} */",
+                    s + 1,
+                    n as usize + 1,
+                    m.model.states[s].replace("*/", "* /"),
+                    m.model.states[n as usize].replace("*/", "* /")
+                )
+            })
+        })
+        .collect();
+    if cases.is_empty() || storage == Storage::Object {
+        return;
+    }
+    let ev = m.model.events[event].replace("*/", "* /");
+    let column = |o: &mut Out, word: &str| {
+        o.line(&format!("    uint32_t next;\n    switch ({word}) {{ /* event {ev} */"));
+        for l in &cases {
+            o.line(l);
+        }
+        o.line("    default: next = 0; break;\n    }");
+    };
+    // Relaxed loads and stores (the statistics read the count from other
+    // threads), which x86 folds into one `inc` of the TLS word.
+    let count = "      __atomic_store_n(&vigil_tls.events, __atomic_load_n(&vigil_tls.events, __ATOMIC_RELAXED) + 1,\n                       __ATOMIC_RELAXED);\n      return;";
+    o.line("  { /* the inline path: an allowed transition (vigil/monitor.h) */");
+    match storage {
+        Storage::Thread => {
+            column(o, "vigil_tls.state");
+            o.line("    if (__builtin_expect(next != 0, 1)) {\n      vigil_tls.state = next;");
+            o.line(count);
+            o.line("    }");
+        }
+        _ => {
+            // the thread registered and not parked; a lost swap: the runtime
+            o.line("    uint32_t w = __atomic_load_n(&vigil_monitor.state, __ATOMIC_RELAXED);");
+            column(o, "w");
+            o.line("    if (__builtin_expect(vigil_tls.state == 1 && next != 0, 1) &&\n        __atomic_compare_exchange_n(&vigil_monitor.state, &w, next, 0, __ATOMIC_ACQ_REL,\n                                    __ATOMIC_RELAXED)) {");
+            o.line(count);
+            o.line("    }");
+        }
+    }
+    o.line("  }");
 }
 
 /// The guards' and invariants' text and model line, for reports: the C
@@ -878,7 +960,7 @@ forget <- call:pthread_mutex_destroy key=arg0
         assert!(c.contains(&format!("vigil_compiled[{}]", blob.len() / 8)), "{c}");
         assert!(c.contains(&format!("0x{:016x}ull", u64::from_le_bytes(blob[..8].try_into().unwrap()))), "{c}");
         assert!(c.contains(&format!("vigil_compiled, {},\n    2, 2, 0, NULL, NULL}};", blob.len())), "{c}");
-        assert!(c.contains("#if VIGIL_MONITOR_ABI != 3\n"), "{c}");
+        assert!(c.contains("#if VIGIL_MONITOR_ABI != 4\n"), "{c}");
         // a plain model: no hybrid entry point, no constraints
         assert!(!c.contains("__vigil_monitor_hybrid"), "{c}");
         assert!(!c.contains("vigil_guards"), "{c}");
@@ -1010,6 +1092,38 @@ forget <- call:pthread_mutex_destroy key=arg0
             c.contains(r#""lock <- call:take if arg1 >= 2 && arg0 != -5""#),
             "{c}"
         );
+    }
+
+    /// Thread and global hooks of a plain model hold their event's column
+    /// and make the allowed transitions themselves; `forget`, per-object
+    /// instances and VIGIL_FAST_PATH=0 leave every event to the runtime.
+    #[test]
+    fn inline_paths_where_the_state_is_a_word() {
+        let m = monitor("scope thread\nlock <- call:take\nunlock <- call:give\nforget <- call:drop\n");
+        let c = gen(&m);
+        let hook = |c: &str, i: usize| -> String {
+            let start = c.find(&format!("void __vigil_monitor_hook_mutex_{i}(")).unwrap();
+            let body = &c[start..];
+            body[..body.find("\n}\n").unwrap()].to_string()
+        };
+        let lock = hook(&c, 0);
+        assert!(lock.contains("    switch (vigil_tls.state) { /* event lock */\n    case 1: next = 2; break; /* unlocked -> locked */\n    default: next = 0; break;\n    }"), "{lock}");
+        assert!(lock.contains("      vigil_tls.state = next;\n      __atomic_store_n(&vigil_tls.events, __atomic_load_n(&vigil_tls.events, __ATOMIC_RELAXED) + 1,"), "{lock}");
+        // what the column does not allow still reaches the runtime, after it
+        assert!(lock.find("inline path").unwrap() < lock.find("__vigil_monitor_event(&vigil_monitor, &vigil_tls, 0, 0);").unwrap(), "{lock}");
+        assert!(hook(&c, 1).contains("    case 2: next = 1; break; /* locked -> unlocked */"), "{c}");
+        let forget = hook(&c, 2);
+        assert!(!forget.contains("inline path") && forget.contains("__vigil_monitor_forget("), "{forget}");
+
+        let g = gen(&monitor("scope global\nlock <- call:take\nunlock <- call:give\n"));
+        let lock = hook(&g, 0);
+        assert!(lock.contains("uint32_t w = __atomic_load_n(&vigil_monitor.state, __ATOMIC_RELAXED);\n    uint32_t next;\n    switch (w) { /* event lock */\n    case 1: next = 2;"), "{lock}");
+        assert!(lock.contains("if (__builtin_expect(vigil_tls.state == 1 && next != 0, 1) &&\n        __atomic_compare_exchange_n(&vigil_monitor.state, &w, next, 0, __ATOMIC_ACQ_REL,"), "{lock}");
+
+        assert!(!gen(&monitor(MUTEX_BIND)).contains("inline path"));
+        let names = Names { binding: "b/mutex.bind", model: "/m/mutex.dot", output: "out.c" };
+        let off = generate_unit(&m, &names, false);
+        assert!(!off.contains("inline path") && off.contains("__vigil_monitor_event(&vigil_monitor, &vigil_tls, 0, 0);"), "{off}");
     }
 
     #[test]
