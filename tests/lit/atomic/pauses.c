@@ -22,8 +22,10 @@ int main(void) {
 // ALL: pauses 50
 // ALL: pauses_skipped 0
 // With a share of 0.1, 1 ms pauses and 1 ms of work between begins: about
-// one pause in ten.
-// SHARE: pauses {{[1-9]}}{{$}}
-// SHARE: pauses_skipped {{[34][0-9]}}
+// one pause in ten, 5 of 50.  A loaded machine oversleeps the pauses and
+// preempts the work (11 was seen with make test beside three compilers),
+// so the check is that the share stopped most of them: under 20.
+// SHARE: pauses {{([1-9]|1[0-9])$}}
+// SHARE: pauses_skipped {{(3[1-9]|4[0-9])$}}
 // BAD: VIGIL_ATOMIC_PAUSE_SHARE
 // BAD: done
