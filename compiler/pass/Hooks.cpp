@@ -194,7 +194,8 @@ std::vector<Step> Instrumenter::emitSteps(IRBuilder<> &B, unsigned A,
 }
 
 /// Stores the plain transitions (IGNORE leaves the state) and records S in
-/// ever[alt]; a single alternative entering "done" settles the instance.
+/// ever[alt]; an alternative entering "done" settles the instance (several
+/// alternatives: the first one, HooksOr.cpp).
 /// Only what a row can produce is emitted: `ever` words a failure at the
 /// site (the event named is one before the site), so only symbols before
 /// the site are recorded, and recording one in the done state (IGNORE) is
