@@ -524,6 +524,10 @@ Function *Instrumenter::siteHook(unsigned A) {
   Value *Bound = groupPtr(B, GroupOf[A]);
   Value *Inst = instance(B, A);
   emitTouch(B, A, Bound, Inst, Slow, Ret);
+  std::vector<Value *> Args;
+  for (unsigned I = 0; I < NCaps; ++I)
+    Args.push_back(F->getArg(I));
+  emitOrSiteCases(B, A, Bound, Inst, Args, Ret); // HooksOr.cpp (OR only)
   std::vector<Step> Steps = emitSteps(B, A, SymSite, Inst);
   std::vector<std::pair<unsigned, Value *>> Caps;
   for (unsigned I = 0; I < NCaps; ++I)

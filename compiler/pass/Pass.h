@@ -244,6 +244,9 @@ private:
   void emitOrSettleSteps(llvm::IRBuilder<> &B, unsigned A, llvm::Value *Bound,
                          llvm::Value *Inst, llvm::ArrayRef<Step> Steps,
                          llvm::BasicBlock *Ret);
+  void emitOrSiteCases(llvm::IRBuilder<> &B, unsigned A, llvm::Value *Bound,
+                       llvm::Value *Inst, llvm::ArrayRef<llvm::Value *> Caps,
+                       llvm::BasicBlock *Ret);
 
   // HooksGlobal.cpp
   void emitGlobalLock(llvm::IRBuilder<> &B, llvm::Value *Bound,
