@@ -253,6 +253,7 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
     return; /* bounds never change a state; the site has its own entry;
                struct automata arrive through __vigil_object_event */
   touch_instance(a, b, h);
+  vg_or_adopt(a, b, h);
   if (h->dropped)
     return;
   h->events++;
@@ -314,6 +315,7 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
   if (b->depth == 0 || a->kind == VIGIL_KIND_STRUCT)
     return;
   touch_instance(a, b, h);
+  vg_or_adopt(a, b, h);
   if (h->dropped)
     return;
   h->events++;
@@ -419,6 +421,7 @@ static void report_group(struct vigil_assertion *a, struct vg_header *h) {
 static void instance_end(struct vigil_assertion *a, struct vigil_bound *b,
                          struct vg_header *h) {
   const struct vg_assertion_rt *rt = a->runtime;
+  vg_or_adopt(a, NULL, h); /* never settled here: only dead states */
   if (vg_config.shortcuts && rt && rt->any_fast && !h->dropped && vg_shortcut_end(a, h))
     return;
   int site = h->site;

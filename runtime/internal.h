@@ -321,6 +321,12 @@ int vg_shortcut_end(struct vigil_assertion *a, struct vg_header *h);
 #define VG_LAZY_MAX_VALUES 3
 void vg_fail_lazily(struct vigil_assertion *a, struct vg_header *h, unsigned ai,
                     unsigned state, unsigned s, const uint64_t *values);
+/* or.c: header.settled when an OR alternative entered done inline */
+#define VG_SETTLED_OR 2
+/* or.c: undoes the inline path's OR shortcuts (settled = 2, dead fast
+ * states) before the runtime looks at the instance; b may be null when the
+ * instance is not pending (the end of the bound). */
+void vg_or_adopt(struct vigil_assertion *a, struct vigil_bound *b, struct vg_header *h);
 /* Whether alternative ai ignores the rest of the bound (failed before the
  * site, lazily or not). */
 static inline int vg_alt_inert(const struct vg_header *h, unsigned ai) {

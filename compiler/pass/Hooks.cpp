@@ -64,17 +64,19 @@ uint64_t Instrumenter::fastInit(unsigned A) const {
 std::vector<uint8_t> Instrumenter::eventRow(unsigned A, unsigned Alt,
                                             unsigned S) const {
   const vigil_fast_model &Mo = Host[A][Alt]->M;
+  unsigned N = As[A].Alternatives.size(); // top-level OR: dead states too
   std::vector<uint8_t> Row;
-  for (unsigned F = 0; F <= Mo.automaton->nstates + 1u; ++F)
-    Row.push_back(uint8_t(vigil_fast_next(&Mo, F, S)));
+  for (unsigned F = 0; F < vigil_fast_states(&Mo, N); ++F)
+    Row.push_back(uint8_t(vigil_fast_next_or(&Mo, N, F, S)));
   return Row;
 }
 
 std::vector<uint8_t> Instrumenter::siteRow(unsigned A, unsigned Alt) const {
   const vigil_fast_model &Mo = Host[A][Alt]->M;
+  unsigned N = As[A].Alternatives.size(); // top-level OR: dies inline
   std::vector<uint8_t> Row;
-  for (unsigned F = 0; F <= Mo.automaton->nstates + 1u; ++F)
-    Row.push_back(uint8_t(vigil_fast_site(&Mo, F)));
+  for (unsigned F = 0; F < vigil_fast_states(&Mo, N); ++F)
+    Row.push_back(uint8_t(vigil_fast_site_or(&Mo, N, F)));
   return Row;
 }
 
@@ -192,7 +194,8 @@ std::vector<Step> Instrumenter::emitSteps(IRBuilder<> &B, unsigned A,
 }
 
 /// Stores the plain transitions (IGNORE leaves the state) and records S in
-/// ever[alt]; a single alternative entering "done" settles the instance.
+/// ever[alt]; an alternative entering "done" settles the instance (several
+/// alternatives: the first one, HooksOr.cpp).
 /// Only what a row can produce is emitted: `ever` words a failure at the
 /// site (the event named is one before the site), so only symbols before
 /// the site are recorded, and recording one in the done state (IGNORE) is
@@ -214,10 +217,17 @@ void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
     const HostAlt &H = *Host[A][St.Alt];
     if (S != SymSite && ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1)) {
       Value *EverP = at(B, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
-      B.CreateStore(B.CreateOr(B.CreateLoad(I64, EverP),
-                               ConstantInt::get(I64, uint64_t(1) << S)),
-                    EverP);
+      Value *Old = B.CreateLoad(I64, EverP);
+      Value *New = B.CreateOr(Old, ConstantInt::get(I64, uint64_t(1) << S));
+      if (orDeadIn(St.Row)) // a dead state's ever words its failure: keep it
+        New = B.CreateSelect(
+            B.CreateICmpEQ(St.Next, ConstantInt::get(I8, VIGIL_FAST_IGNORE)), Old, New);
+      B.CreateStore(New, EverP);
     }
+  }
+  if (As[A].Alternatives.size() > 1) {
+    emitOrSettleSteps(B, A, Bound, Inst, Steps, Ret); // HooksOr.cpp
+    return;
   }
   unsigned DoneState = Host[A][0]->Au.nstates + 1u;
   if (As[A].Alternatives.size() != 1 || Steps.size() != 1 ||
@@ -425,6 +435,8 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
           CB.CreateStore(ConstantInt::get(I8, 1), at(CB, Inst, VIGIL_HDR_SETTLED));
           bump(CB, I64, at(CB, Inst, VIGIL_HDR_PASSES), 1);
           bump(CB, I32, at(CB, Bound, offsetof(vigil_bound, pending)), -1);
+        } else if (V == DoneState) {
+          emitOrSettle(CB, Bound, Inst); // HooksOr.cpp
         }
       }
       CB.CreateBr(Ret);
@@ -512,6 +524,10 @@ Function *Instrumenter::siteHook(unsigned A) {
   Value *Bound = groupPtr(B, GroupOf[A]);
   Value *Inst = instance(B, A);
   emitTouch(B, A, Bound, Inst, Slow, Ret);
+  std::vector<Value *> Args;
+  for (unsigned I = 0; I < NCaps; ++I)
+    Args.push_back(F->getArg(I));
+  emitOrSiteCases(B, A, Bound, Inst, Args, Ret); // HooksOr.cpp (OR only)
   std::vector<Step> Steps = emitSteps(B, A, SymSite, Inst);
   std::vector<std::pair<unsigned, Value *>> Caps;
   for (unsigned I = 0; I < NCaps; ++I)

@@ -9,6 +9,7 @@
 //   Tables.cpp    the constant tables of include/vigil/abi.h, instances
 //   Hooks.cpp     inline fast-path hooks (vigil/fastpath.h), bound hooks
 //   HooksGlobal.cpp  the same for global groups, under the bound's lock
+//   HooksOr.cpp   top-level OR: settling when an alternative is done
 //   Points.cpp    one hook per observation point: slot words, inline value
 //                 checks, dispatch; function entry / return / call sites
 //   Fields.cpp    which stores write which struct field
@@ -236,6 +237,16 @@ private:
   llvm::Function *siteHook(unsigned A);
   llvm::Value *wordBuffer(llvm::IRBuilder<> &B,
                           llvm::ArrayRef<llvm::Value *> Words);
+
+  // HooksOr.cpp: top-level OR inline
+  static bool orDeadIn(const std::vector<uint8_t> &Row);
+  void emitOrSettle(llvm::IRBuilder<> &B, llvm::Value *Bound, llvm::Value *Inst);
+  void emitOrSettleSteps(llvm::IRBuilder<> &B, unsigned A, llvm::Value *Bound,
+                         llvm::Value *Inst, llvm::ArrayRef<Step> Steps,
+                         llvm::BasicBlock *Ret);
+  void emitOrSiteCases(llvm::IRBuilder<> &B, unsigned A, llvm::Value *Bound,
+                       llvm::Value *Inst, llvm::ArrayRef<llvm::Value *> Caps,
+                       llvm::BasicBlock *Ret);
 
   // HooksGlobal.cpp
   void emitGlobalLock(llvm::IRBuilder<> &B, llvm::Value *Bound,

@@ -40,7 +40,7 @@
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 5
+#define VIGIL_ABI_VERSION 6
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -97,10 +97,13 @@ struct vigil_bound {
  *    8  void *next        next touched instance in this bound
  *   16  uint8_t fast[8]   per alternative: 0 = the runtime owns the state;
  *                         1..nstates = DFA state f-1 (plain);
- *                         nstates+1 = done (checked, nothing left to do)
+ *                         nstates+1 = done (checked, nothing left to do);
+ *                         nstates+2+d = dead in state d at the site (top-
+ *                         level OR, vigil/fastpath.h vigil_fast_site_or)
  *   24  uint64_t bounds   statistics: bounds in which it was touched
  *   32  uint64_t passes   statistics: bounds it passed
- *   40  uint8_t settled   nothing left for the second bound to do
+ *   40  uint8_t settled   nothing left for the second bound to do (2: an
+ *                         OR alternative entered done inline; see below)
  *   41  uint8_t dropped, 42 reported, 43 site   (runtime, reset on touch)
  *   64  uint64_t ever[8]  per alternative: the symbols seen since its window
  *                         began (they word a failure: wrong-order or missing)
@@ -115,6 +118,15 @@ struct vigil_bound {
  * single-alternative assertion also sets settled = 1, passes += 1,
  * bound.pending -= 1.  vigil_fast_next (vigil/fastpath.h) says which
  * transitions are plain.
+ *
+ * Top-level OR inline.  With several alternatives, one entering "done"
+ * holds for the only value tuple that reached the site (a second tuple
+ * takes every alternative to the runtime), so the assertion holds: when
+ * bytes 40..41 (settled, dropped) are 0 the hook sets settled = 2,
+ * passes += 1, bound.pending -= 1.  The runtime, called later for the
+ * instance in the same bound, undoes it (settled = 0, passes -= 1,
+ * pending += 1) and turns dead fast states into its own lazy failures
+ * first, so its end of the bound decides as if it had seen every step.
  */
 /*
  * Global groups inline.  A global group's bound and instances are shared by

@@ -103,4 +103,63 @@ static inline unsigned vigil_fast_site(const struct vigil_fast_model *m,
   return vigil_fast__enter(m, d, t);
 }
 
+/* ---- Top-level OR (vigil/abi.h "Top-level OR inline") ----------------------
+ *
+ * In guideline mode an alternative of several that reaches the site in a
+ * state before it with no transition there has failed for this bound; the
+ * runtime would only mark it (its failure is worded at the end of the bound
+ * if no other alternative holds, runtime/shortcut.c "lazily").  Inline it
+ * becomes the dead fast state nstates + 2 + d (d: the DFA state it died
+ * in, all the wording needs besides ever[]), which ignores every later
+ * event and site of the bound; the runtime turns it into its own lazy
+ * failure when it is next called for the instance.  Only guideline mode: a
+ * state before the site is then never a keyed check's (no new passes), so
+ * the failure belongs to the bound's first window, as the runtime's own
+ * lazy failure requires.  The encoding needs 2 * nstates + 2 < 0xff. */
+static inline int vigil_fast_or_lazy(const struct vigil_fast_model *m,
+                                     unsigned nalternatives) {
+  return nalternatives > 1 && m->mode == VIGIL_MODE_GUIDELINE &&
+         2u * m->automaton->nstates + 2u < 0xffu;
+}
+
+/* Whether fast state f is dead (only when vigil_fast_or_lazy). */
+static inline int vigil_fast_dead(const struct vigil_fast_model *m, unsigned f) {
+  return f > m->automaton->nstates + 1u && f < 2u * m->automaton->nstates + 2u;
+}
+
+/* Fast states an alternative's tables cover: 0 .. done, and the dead ones. */
+static inline unsigned vigil_fast_states(const struct vigil_fast_model *m,
+                                         unsigned nalternatives) {
+  unsigned n = m->automaton->nstates;
+  return vigil_fast_or_lazy(m, nalternatives) ? 2u * n + 2u : n + 2u;
+}
+
+static inline unsigned vigil_fast_next_or(const struct vigil_fast_model *m,
+                                          unsigned nalternatives, unsigned f,
+                                          unsigned s) {
+  if (vigil_fast_or_lazy(m, nalternatives) && vigil_fast_dead(m, f))
+    return VIGIL_FAST_IGNORE;
+  return vigil_fast_next(m, f, s);
+}
+
+/* A dead alternative ignores the site too, like a past-site one: the pass
+ * compares the captured values and calls the runtime when they differ. */
+static inline unsigned vigil_fast_site_or(const struct vigil_fast_model *m,
+                                          unsigned nalternatives, unsigned f) {
+  if (!vigil_fast_or_lazy(m, nalternatives))
+    return vigil_fast_site(m, f);
+  if (vigil_fast_dead(m, f))
+    return VIGIL_FAST_IGNORE;
+  unsigned r = vigil_fast_site(m, f);
+  const struct vigil_automaton *a = m->automaton;
+  if (r != VIGIL_FAST_SLOW || f == 0 || f > a->nstates)
+    return r;
+  unsigned d = f - 1;
+  const struct vigil_state_desc *st = &a->states[d];
+  if (!(st->flags & VIGIL_SF_PAST_SITE) && !(st->newpass & (1ull << VIGIL_SYM_SITE)) &&
+      a->next[d * m->nsymbols + VIGIL_SYM_SITE] == VIGIL_NO_STATE)
+    return a->nstates + 2u + d;
+  return r;
+}
+
 #endif /* VIGIL_FASTPATH_H */

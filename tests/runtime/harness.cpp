@@ -487,6 +487,8 @@ struct FastPath {
   bool pastSite(unsigned Alt, unsigned F) {
     const vigil_automaton &Au = T.Alts[Alt];
     return F == vigil_fast_done(&T.Models[Alt]) ||
+           (vigil_fast_or_lazy(&T.Models[Alt], T.A.nalternatives) &&
+            vigil_fast_dead(&T.Models[Alt], F)) || // failed at a site
            (F >= 1 && F <= Au.nstates && (Au.states[F - 1].flags & VIGIL_SF_PAST_SITE));
   }
 
@@ -499,6 +501,12 @@ struct FastPath {
       I.fast()[A] = uint8_t(R[A]);
       if (N == 1 && R[A] == vigil_fast_done(&T.Models[A])) {
         I.bytes()[VIGIL_HDR_SETTLED] = 1;
+        ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
+        --B.pending;
+      } else if (N > 1 && R[A] == vigil_fast_done(&T.Models[A]) &&
+                 !I.bytes()[VIGIL_HDR_SETTLED] && !I.bytes()[VIGIL_HDR_SETTLED + 1]) {
+        // top-level OR: the first alternative done settles (abi.h)
+        I.bytes()[VIGIL_HDR_SETTLED] = 2;
         ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
         --B.pending;
       }
@@ -532,7 +540,7 @@ struct FastPath {
     bool Slow = false;
     for (unsigned A = 0; A < T.A.nalternatives; ++A) {
       unsigned F = I.fast()[A];
-      R[A] = vigil_fast_next(&T.Models[A], F, S);
+      R[A] = vigil_fast_next_or(&T.Models[A], T.A.nalternatives, F, S);
       if (R[A] != VIGIL_FAST_SLOW && R[A] != VIGIL_FAST_IGNORE && pastSite(A, F))
         for (unsigned K = 0; K < E.nvalues; ++K)
           if (E.values[K].kind == VIGIL_VAL_CAPTURE &&
@@ -577,7 +585,7 @@ struct FastPath {
                 !memcmp(Caps, I.captures(T.A), 8 * T.A.ncaptures);
     for (unsigned A = 0; A < T.A.nalternatives; ++A) {
       unsigned F = I.fast()[A];
-      R[A] = vigil_fast_site(&T.Models[A], F);
+      R[A] = vigil_fast_site_or(&T.Models[A], T.A.nalternatives, F);
       if (R[A] != VIGIL_FAST_SLOW && pastSite(A, F) && !Same)
         R[A] = VIGIL_FAST_SLOW;
       Slow |= R[A] == VIGIL_FAST_SLOW;
