@@ -98,6 +98,30 @@ void __vigil_bound_settle(struct vigil_bound *b) {
   LEAVE(b, 0);
 }
 
+/* Eager instances (eager.c): per-thread only, so no lock. */
+void __vigil_bound_settle_eager(struct vigil_bound *b, uint32_t n,
+                                struct vigil_assertion *const *as,
+                                void *const *insts) {
+  if (busy || vg_thread_exited) {
+    b->pending = 0; /* as __vigil_bound_settle */
+    return;
+  }
+  busy = 1;
+  vg_engine_settle_eager(b, n, as, insts);
+  busy = 0;
+}
+
+void __vigil_bound_enter_eager(struct vigil_bound *b, void *const *frame,
+                               uint32_t n, struct vigil_assertion *const *as,
+                               void *const *insts) {
+  /* not guarded by `busy` (entries and exits stay balanced); from inside
+   * the runtime only a nesting, as __vigil_bound_enter */
+  int inside = busy || vg_thread_exited;
+  busy = 1;
+  vg_engine_enter_eager(b, inside ? NULL : frame, n, as, insts);
+  busy = inside;
+}
+
 static int is_global(const struct vigil_assertion *a) {
   return a->locality == VIGIL_GLOBAL;
 }

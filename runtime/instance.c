@@ -47,6 +47,8 @@ static void reclaim(struct vg_ctx *c) {
     return;
   h->fast[c->ai] = 0;
   const struct vigil_automaton *au = &c->a->alternatives[c->ai];
+  if (f > au->nstates + 1u)
+    return; /* an eager instance outside its bound: nothing to take */
   struct vg_alt *alt = c->alt;
   struct vg_check *k = check0(alt);
   const uint64_t *tuple = vg_captures(c->a, h);
@@ -152,8 +154,8 @@ static void handback(struct vg_ctx *c) {
  * way, and a new tuple at the site unsettles. */
 static void sync_settled(struct vigil_assertion *a, struct vigil_bound *b,
                          struct vg_header *h) {
-  if (a->nalternatives != 1)
-    return;
+  if (a->nalternatives != 1 || a->eager)
+    return; /* eager: the exit decides from the fast state (eager.c) */
   struct vg_alt *alt = &vg_alts(h)[0];
   int want = !h->dropped && !h->reported && alt->nchecks > 0 &&
              !(alt->status & (VG_A_RECORDING | VG_A_FAILED));
@@ -174,17 +176,24 @@ static void sync_settled(struct vigil_assertion *a, struct vigil_bound *b,
 }
 
 /* First event of the assertion in this bound: join the bound's touched list
- * (the inline fast path does the same, vigil/abi.h "Touching"). */
-static void touch_instance(struct vigil_assertion *a, struct vigil_bound *b,
-                           struct vg_header *h) {
+ * (the inline fast path does the same, vigil/abi.h "Touching").  An eager
+ * instance was initialised by the bound's entry: it only takes the bound's
+ * gen (which starts the runtime's own state afresh, alt_init) and clears
+ * the runtime's flags; it is on no list and in no count. */
+void vg_instance_touch(struct vigil_assertion *a, struct vigil_bound *b,
+                       struct vg_header *h) {
   if (h->gen == b->gen)
     return;
   struct vg_assertion_rt *rt = vg_rt(a);
   if (h->gen == 0) {
     h->assertion = a;
-    vg_stats_register(a, h, a->locality == VIGIL_GLOBAL);
+    vg_stats_register(a, h, a->locality == VIGIL_GLOBAL, a->eager ? b : NULL);
   }
   h->gen = b->gen;
+  if (a->eager) {
+    h->settled = h->dropped = h->reported = h->site = 0;
+    return;
+  }
   h->next = b->touched;
   b->touched = h;
   for (unsigned i = 0; i < 8; i++) {
@@ -251,7 +260,7 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
       a->kind == VIGIL_KIND_STRUCT)
     return; /* bounds never change a state; the site has its own entry;
                struct automata arrive through __vigil_object_event */
-  touch_instance(a, b, h);
+  vg_instance_touch(a, b, h);
   if (h->dropped)
     return;
   h->events++;
@@ -312,7 +321,7 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
   struct vg_header *h = instance;
   if (b->depth == 0 || a->kind == VIGIL_KIND_STRUCT)
     return;
-  touch_instance(a, b, h);
+  vg_instance_touch(a, b, h);
   if (h->dropped)
     return;
   h->events++;
@@ -415,8 +424,8 @@ static void report_group(struct vigil_assertion *a, struct vg_header *h) {
     report_tuple(a, h, none);
 }
 
-static void instance_end(struct vigil_assertion *a, struct vigil_bound *b,
-                         struct vg_header *h) {
+void vg_instance_end(struct vigil_assertion *a, struct vigil_bound *b,
+                     struct vg_header *h) {
   const struct vg_assertion_rt *rt = a->runtime;
   if (vg_config.shortcuts && rt && rt->any_fast && !h->dropped && vg_shortcut_end(a, h))
     return;
@@ -440,6 +449,6 @@ void vg_engine_settle(struct vigil_bound *b) {
    * re-enters the bound nests in it instead of starting a new one. */
   for (struct vg_header *h = b->touched; h; h = h->next)
     if (!h->settled && h->assertion)
-      instance_end(h->assertion, b, h);
+      vg_instance_end(h->assertion, b, h);
   b->pending = 0;
 }

@@ -33,14 +33,22 @@ void bump(IRBuilder<> &B, Type *Ty, Value *P, int Delta) {
   B.CreateStore(B.CreateAdd(V, ConstantInt::get(Ty, Delta, true)), P);
 }
 
+// Thread-local instances and bounds are used as constant addresses, not
+// through llvm.threadlocal.address: that intrinsic is one value per
+// function, which LLVM keeps in a callee-saved register across the bound
+// function's calls (pushes, pops and the address computation on every
+// bound), where a constant folds into each access (%fs:offset, local-exec).
+// The intrinsic exists for coroutines that move between threads; no hook
+// is in one (the pass instruments the merged module before CoroSplit, and a
+// coroutine frame is no place for a bound).
 Value *Instrumenter::instance(IRBuilder<> &B, unsigned A) {
-  GlobalVariable *GV = InstanceGVs[A];
-  return GV->isThreadLocal() ? (Value *)B.CreateThreadLocalAddress(GV) : GV;
+  (void)B;
+  return InstanceGVs[A];
 }
 
 Value *Instrumenter::groupPtr(IRBuilder<> &B, unsigned G) {
-  GlobalVariable *GV = Groups[G].GV;
-  return GV->isThreadLocal() ? (Value *)B.CreateThreadLocalAddress(GV) : GV;
+  (void)B;
+  return Groups[G].GV;
 }
 
 Function *Instrumenter::newHook(const Twine &Name, ArrayRef<Type *> Params) {
@@ -219,7 +227,7 @@ void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
     }
   }
   unsigned DoneState = Host[A][0]->Au.nstates + 1u;
-  if (As[A].Alternatives.size() != 1 || Steps.size() != 1 ||
+  if (As[A].Alternatives.size() != 1 || Steps.size() != 1 || Eager[A] ||
       !Has(Steps[0].Row, DoneState)) {
     B.CreateBr(Ret);
     return;
@@ -263,38 +271,91 @@ Value *Instrumenter::wordBuffer(IRBuilder<> &B, ArrayRef<Value *> Words) {
   return Buf;
 }
 
-/// The entry of a per-thread bound, with the frame that enters it (null
-/// unless the group is anchored: then a nested entry that is not below an
-/// intact recorded frame asks the runtime, which closes the abandoned bound;
-/// vigil/abi.h "Abandoned bounds").
-Function *Instrumenter::enterHook(unsigned G) {
-  if (Groups[G].Enter)
-    return Groups[G].Enter;
-  Function *F = newHook("__vigil_fast_enter." + Twine(G), {Ptr});
-  Value *Frame = F->getArg(0);
-  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
-  BasicBlock *First = BasicBlock::Create(C, "outermost", F);
-  BasicBlock *Nested = BasicBlock::Create(C, "nested", F);
-  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
-  IRBuilder<> B(Entry);
-  Value *Bound = groupPtr(B, G);
-  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
-  Value *FrameP = at(B, Bound, offsetof(vigil_bound, frame));
-  Value *ReturnP = at(B, Bound, offsetof(vigil_bound, frame_return));
-  Value *D = B.CreateLoad(I32, DepthP);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Nested);
-  B.SetInsertPoint(First);
-  B.CreateStore(B.getInt32(1), DepthP);
-  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
-  B.CreateStore(ConstantPointerNull::get(Ptr),
-                at(B, Bound, offsetof(vigil_bound, touched)));
-  if (Groups[G].Anchored) {
-    B.CreateStore(Frame, FrameP);
-    B.CreateStore(B.CreateLoad(Ptr, Frame, "vigil.return"), ReturnP);
+/// The eager instances of group G (vigil/abi.h), as an array for the
+/// runtime (built where the call is, which is never on the hot path).
+Value *Instrumenter::eagerInstances(IRBuilder<> &B, unsigned G) {
+  std::vector<Value *> Insts;
+  for (unsigned AI : Groups[G].Eager)
+    Insts.push_back(instance(B, AI));
+  Function *F = B.GetInsertBlock()->getParent();
+  IRBuilder<> EB(&F->getEntryBlock(), F->getEntryBlock().begin());
+  AllocaInst *Buf = EB.CreateAlloca(ArrayType::get(Ptr, Insts.size()), nullptr,
+                                    "vigil.eager");
+  for (unsigned I = 0; I < Insts.size(); ++I)
+    B.CreateStore(Insts[I], B.CreateConstInBoundsGEP2_32(Buf->getAllocatedType(),
+                                                         Buf, 0, I));
+  return Buf;
+}
+
+/// The outermost entry's initialisation of the eager instances: the
+/// initial fast state (`ever` only where a hook sets its bits: the runtime
+/// reads no other, vigil/abi.h).
+void Instrumenter::emitEagerInit(IRBuilder<> &B, unsigned G) {
+  for (unsigned AI : Groups[G].Eager) {
+    Value *Inst = instance(B, AI);
+    B.CreateStore(B.getInt8(1), at(B, Inst, VIGIL_HDR_FAST));
+    if (Host[AI][0]->EverRead)
+      B.CreateStore(ConstantInt::get(I64, 0), at(B, Inst, VIGIL_HDR_EVER));
   }
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Nested);
+}
+
+/// The outermost exit's look at each eager instance (vigil_fast_end),
+/// along two chains of blocks: the clean one, while no instance needs the
+/// runtime, and the other once one does (it ends in Settle); a pass is
+/// counted with one compare on both.  Leaves B at the end of the clean
+/// chain.
+void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) {
+  Function *F = B.GetInsertBlock()->getParent();
+  const std::vector<unsigned> &Eager = Groups[G].Eager;
+  // Asked[i]: the other chain's block for instance i (Asked[n]: Settle).
+  std::vector<BasicBlock *> Asked(Eager.size() + 1, Settle);
+  for (size_t I = 0; I < Eager.size(); ++I)
+    Asked[I] = BasicBlock::Create(C, "eager.asked", F);
+  IRBuilder<> AB(C);
+  for (size_t I = 0; I < Eager.size(); ++I) {
+    unsigned AI = Eager[I];
+    const HostAlt &H = *Host[AI][0];
+    Value *Inst = instance(B, AI);
+    uint8_t Done = uint8_t(vigil_fast_done(&H.M));
+    // the other chain: count a pass, nothing else to decide
+    AB.SetInsertPoint(Asked[I]);
+    BasicBlock *APass = BasicBlock::Create(C, "eager.asked.pass", F);
+    Value *AFs = AB.CreateLoad(I8, at(AB, Inst, VIGIL_HDR_FAST));
+    AB.CreateCondBr(AB.CreateICmpEQ(AFs, AB.getInt8(Done)), APass, Asked[I + 1]);
+    AB.SetInsertPoint(APass);
+    bump(AB, I64, at(AB, Inst, VIGIL_HDR_PASSES), 1);
+    AB.CreateBr(Asked[I + 1]);
+    // the clean chain
+    std::vector<uint8_t> Row(VIGIL_FAST_OUTSIDE + 1, VIGIL_END_RUNTIME);
+    for (unsigned Fs = 0; Fs < Row.size(); ++Fs)
+      Row[Fs] = uint8_t(vigil_fast_end(&H.M, Fs));
+    BasicBlock *Pass = BasicBlock::Create(C, "eager.pass", F);
+    BasicBlock *Other = BasicBlock::Create(C, "eager.other", F);
+    BasicBlock *Next = BasicBlock::Create(C, "eager.next", F);
+    Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
+    B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(Done)), Pass, Other,
+                   MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Pass);
+    bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
+    B.CreateBr(Next);
+    B.SetInsertPoint(Other);
+    Value *End = lookup(B, Row, Fs);
+    B.CreateCondBr(B.CreateICmpEQ(End, B.getInt8(VIGIL_END_RUNTIME)),
+                   Asked[I + 1], Next);
+    B.SetInsertPoint(Next);
+  }
+}
+
+/// A nested entry of an anchored group: a nesting unless its frame is not
+/// below an intact recorded frame; then the runtime decides (and closes an
+/// abandoned bound, vigil/abi.h "Abandoned bounds").
+void Instrumenter::emitNestedEntry(IRBuilder<> &B, unsigned G, Value *Bound,
+                                   Value *Frame, Value *D, BasicBlock *Ret) {
+  Function *F = B.GetInsertBlock()->getParent();
+  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
   if (Groups[G].Anchored) {
+    Value *FrameP = at(B, Bound, offsetof(vigil_bound, frame));
+    Value *ReturnP = at(B, Bound, offsetof(vigil_bound, frame_return));
     BasicBlock *Check = BasicBlock::Create(C, "below", F);
     BasicBlock *Nest = BasicBlock::Create(C, "nest", F);
     BasicBlock *Ask = BasicBlock::Create(C, "abandoned?", F);
@@ -307,23 +368,72 @@ Function *Instrumenter::enterHook(unsigned G) {
                                    B.CreateLoad(Ptr, ReturnP));
     B.CreateCondBr(Intact, Nest, Ask, MDBuilder(C).createLikelyBranchWeights());
     B.SetInsertPoint(Ask);
-    B.CreateCall(BoundEnterFn, {Bound, B.getInt32(0), Frame});
+    const Group &Gr = Groups[G];
+    if (Gr.Eager.empty())
+      B.CreateCall(BoundEnterFn, {Bound, B.getInt32(0), Frame});
+    else
+      B.CreateCall(BoundEnterEagerFn,
+                   {Bound, Frame, B.getInt32(Gr.Eager.size()), Gr.EagerAs,
+                    eagerInstances(B, G)});
     B.CreateBr(Ret);
     B.SetInsertPoint(Nest);
   }
   B.CreateStore(B.CreateAdd(D, B.getInt32(1)), DepthP);
   B.CreateBr(Ret);
+}
+
+/// The entry of a per-thread bound, with the frame that enters it (null
+/// unless the group is anchored).  The outermost entry initialises the
+/// eager instances, opens the bound (gen odd) and, where some member is
+/// touched late, empties the touched list.
+Function *Instrumenter::enterHook(unsigned G) {
+  if (Groups[G].Enter)
+    return Groups[G].Enter;
+  Function *F = newHook("__vigil_fast_enter." + Twine(G), {Ptr});
+  Value *Frame = F->getArg(0);
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *First = BasicBlock::Create(C, "outermost", F);
+  BasicBlock *Nested = BasicBlock::Create(C, "nested", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+  Value *D = B.CreateLoad(I32, DepthP);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Nested,
+                 MDBuilder(C).createLikelyBranchWeights());
+  B.SetInsertPoint(First);
+  emitEagerInit(B, G);
+  B.CreateStore(B.getInt32(1), DepthP);
+  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
+  if (Groups[G].HasLazy || Groups[G].Eager.empty())
+    B.CreateStore(ConstantPointerNull::get(Ptr),
+                  at(B, Bound, offsetof(vigil_bound, touched)));
+  if (Groups[G].Anchored) {
+    B.CreateStore(Frame, at(B, Bound, offsetof(vigil_bound, frame)));
+    B.CreateStore(B.CreateLoad(Ptr, Frame, "vigil.return"),
+                  at(B, Bound, offsetof(vigil_bound, frame_return)));
+  }
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Nested);
+  emitNestedEntry(B, G, Bound, Frame, D, Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
   return Groups[G].Enter = F;
 }
 
+/// The exit of a per-thread bound.  The outermost exit (the common case,
+/// tested first) looks at the eager instances, calls the runtime when one
+/// of them or a touched instance still needs a look, and closes the bound:
+/// eager instances outside, gen even, depth 0.  As __vigil_bound_exit,
+/// depth stays 1 while the runtime settles (a handler re-entering the bound
+/// nests in it).
 Function *Instrumenter::exitHook(unsigned G) {
   if (Groups[G].Exit)
     return Groups[G].Exit;
+  const Group &Gr = Groups[G];
   Function *F = newHook("__vigil_fast_exit." + Twine(G), {});
   BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
-  BasicBlock *Check = BasicBlock::Create(C, "inside", F);
+  BasicBlock *Check = BasicBlock::Create(C, "inner", F);
   BasicBlock *Outer = BasicBlock::Create(C, "outermost", F);
   BasicBlock *Settle = BasicBlock::Create(C, "settle", F);
   BasicBlock *Close = BasicBlock::Create(C, "close", F);
@@ -333,20 +443,28 @@ Function *Instrumenter::exitHook(unsigned G) {
   Value *Bound = groupPtr(B, G);
   Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
   Value *D = B.CreateLoad(I32, DepthP);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Check);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Check,
+                 MDBuilder(C).createLikelyBranchWeights());
   B.SetInsertPoint(Check);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Dec);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Dec);
   B.SetInsertPoint(Outer);
-  // As __vigil_bound_exit: depth stays 1 while the runtime settles (a
-  // handler re-entering the bound nests in it).
+  emitEagerEnd(B, G, Settle);
   Value *PendingP = at(B, Bound, offsetof(vigil_bound, pending));
   Value *P = B.CreateLoad(I32, PendingP);
-  B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close);
+  B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close,
+                 MDBuilder(C).createUnlikelyBranchWeights());
   B.SetInsertPoint(Settle);
-  B.CreateCall(BoundSettleFn, {Bound});
+  if (Gr.Eager.empty())
+    B.CreateCall(BoundSettleFn, {Bound});
+  else
+    B.CreateCall(BoundSettleEagerFn, {Bound, B.getInt32(Gr.Eager.size()),
+                                      Gr.EagerAs, eagerInstances(B, G)});
+  B.CreateStore(B.getInt32(0), PendingP);
   B.CreateBr(Close);
   B.SetInsertPoint(Close);
-  B.CreateStore(B.getInt32(0), PendingP);
+  for (unsigned AI : Gr.Eager)
+    B.CreateStore(B.getInt8(VIGIL_FAST_OUTSIDE),
+                  at(B, instance(B, AI), VIGIL_HDR_FAST));
   bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
   B.CreateBr(Dec);
   B.SetInsertPoint(Dec);
@@ -416,7 +534,7 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
                                      ConstantInt::get(I64, uint64_t(1) << S)),
                          EverP);
         }
-        if (V == DoneState && Single) {
+        if (V == DoneState && Single && !Eager[A]) { // eager: the exit counts
           CB.CreateStore(ConstantInt::get(I8, 1), at(CB, Inst, VIGIL_HDR_SETTLED));
           bump(CB, I64, at(CB, Inst, VIGIL_HDR_PASSES), 1);
           bump(CB, I32, at(CB, Bound, offsetof(vigil_bound, pending)), -1);
@@ -426,6 +544,10 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
     }
     Sw->addCase(B.getInt8(uint8_t(Fs)), BB);
     Weights.push_back(Hot ? 1000 : 1);
+  }
+  if (Eager[A]) { // outside the bound
+    Sw->addCase(B.getInt8(VIGIL_FAST_OUTSIDE), Ret);
+    Weights.push_back(1);
   }
   // A case on the happy path dominates: LLVM tests it first (switch
   // peeling) instead of starting with a jump table or bit tests.
@@ -447,7 +569,8 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, GroupOf[A]);
   Value *Inst = instance(B, A);
-  emitTouch(B, A, Bound, Inst, Slow, Ret);
+  if (!Eager[A]) // an eager instance is ready (and outside: ignored)
+    emitTouch(B, A, Bound, Inst, Slow, Ret);
   std::vector<Step> Steps = emitSteps(B, A, S, Inst);
   std::vector<std::pair<unsigned, Value *>> Caps;
   for (unsigned I = 0; I < E.Values.size(); ++I)
@@ -502,7 +625,8 @@ Function *Instrumenter::siteHook(unsigned A) {
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, GroupOf[A]);
   Value *Inst = instance(B, A);
-  emitTouch(B, A, Bound, Inst, Slow, Ret);
+  if (!Eager[A])
+    emitTouch(B, A, Bound, Inst, Slow, Ret);
   std::vector<Step> Steps = emitSteps(B, A, SymSite, Inst);
   std::vector<std::pair<unsigned, Value *>> Caps;
   for (unsigned I = 0; I < NCaps; ++I)

@@ -69,6 +69,12 @@ struct Group {
   /// llvm.addressofreturnaddress: the entry passes its frame, so that a
   /// bound left by longjmp is found and closed (runtime/abandon.c).
   bool Anchored = false;
+  /// Eager members (vigil/abi.h "Eager instances"), in the order the
+  /// runtime is given them; EagerAs is the constant array of their
+  /// assertions.  HasLazy: some member is touched late (by its first event).
+  std::vector<unsigned> Eager;
+  llvm::GlobalVariable *EagerAs = nullptr;
+  bool HasLazy = false;
 };
 
 /// Who looks at one observation point.
@@ -133,7 +139,7 @@ private:
   llvm::StructType *ValueDescTy, *EventDescTy, *StateDescTy, *AutomatonTy,
       *AssertionTy;
   llvm::FunctionCallee BoundEnterFn, BoundExitFn, BoundSettleFn, SiteReachedFn,
-      EventFn, ObjectEventFn;
+      EventFn, ObjectEventFn, BoundSettleEagerFn, BoundEnterEagerFn;
   bool FastPath = true;
   int Prepared = -1; // prepare(): -1 not yet, else its result
 
@@ -154,6 +160,7 @@ private:
   // Tables.cpp
   std::vector<std::vector<std::unique_ptr<HostAlt>>> Host; // [A][Alt]
   std::vector<bool> Fast;                                  // a->fast
+  std::vector<bool> Eager;                                 // a->eager
   std::vector<llvm::GlobalVariable *> AssertionGVs, InstanceGVs;
   llvm::StringMap<llvm::Constant *> Strings;
 
@@ -175,6 +182,8 @@ private:
   unsigned pointOf(const vigil::Event &E);
   void plan();
   void planGroups();
+  void planEager();
+  bool eagerCandidate(unsigned A) const;
   void warnUnused();
 
   // Tables.cpp
@@ -215,6 +224,12 @@ private:
   llvm::Function *enterHook(unsigned G);
   void keepFrame(llvm::Function &F, unsigned P);
   llvm::Function *exitHook(unsigned G);
+  llvm::Value *eagerInstances(llvm::IRBuilder<> &B, unsigned G);
+  void emitEagerInit(llvm::IRBuilder<> &B, unsigned G);
+  void emitEagerEnd(llvm::IRBuilder<> &B, unsigned G, llvm::BasicBlock *Settle);
+  void emitNestedEntry(llvm::IRBuilder<> &B, unsigned G, llvm::Value *Bound,
+                       llvm::Value *Frame, llvm::Value *D,
+                       llvm::BasicBlock *Ret);
   void emitSwitch(llvm::IRBuilder<> &B, unsigned A, unsigned S,
                   llvm::Value *Bound, llvm::Value *Inst, const Step &St,
                   llvm::ArrayRef<std::pair<unsigned, llvm::Value *>> Caps,

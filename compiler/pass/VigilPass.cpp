@@ -134,11 +134,14 @@ bool Instrumenter::run() {
   SiteReachedFn = Fn("__vigil_site_reached", {Ptr, Ptr, Ptr, Ptr});
   EventFn = Fn("__vigil_event", {Ptr, Ptr, Ptr, I32, Ptr});
   ObjectEventFn = Fn("__vigil_object_event", {Ptr, I32, Ptr});
+  BoundSettleEagerFn = Fn("__vigil_bound_settle_eager", {Ptr, I32, Ptr, Ptr});
+  BoundEnterEagerFn = Fn("__vigil_bound_enter_eager", {Ptr, Ptr, I32, Ptr, Ptr});
 
   makeTypes();
   warnUnused();
   plan();
   buildHost();
+  planEager();
   emitTables();
   emitStorage();
 

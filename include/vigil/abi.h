@@ -39,7 +39,7 @@
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 4
+#define VIGIL_ABI_VERSION 5
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -114,6 +114,27 @@ struct vigil_bound {
  * single-alternative assertion also sets settled = 1, passes += 1,
  * bound.pending -= 1.  vigil_fast_next (vigil/fastpath.h) says which
  * transitions are plain.
+ *
+ * Eager instances (vigil_assertion.eager; per-thread, one alternative,
+ * inline).  In a small bound group the pass initialises the instance at
+ * every outermost entry instead of touching it at its first event, so its
+ * hooks skip the generation check and the touch, and nothing on its inline
+ * path counts anything:
+ *   outermost entry:  fast[0] = 1 (ever[0] = 0 where a hook sets ever bits);
+ *   events, site:     the table step alone; VIGIL_FAST_OUTSIDE is ignored;
+ *                     "done" sets nothing else (no settled, passes, pending);
+ *   outermost exit:   per eager instance, vigil_fast_end(fast[0]): PASS adds
+ *                     one to passes, QUIET nothing, RUNTIME (or pending != 0)
+ *                     calls __vigil_bound_settle_eager, which ends those
+ *                     instances and the touched list; then fast[0] =
+ *                     VIGIL_FAST_OUTSIDE for each.
+ * An eager instance is never on the touched list and never in pending.  Its
+ * header's gen is set by the runtime when it first looks at the instance in
+ * a bound (it then resets bytes 40..43 only), and its `bounds` statistic is
+ * derived from the group's gen: every bound of the group on the thread.
+ * The group's bound starts with pending = 1 (its thread-local initial
+ * value) so that the first exit on each thread calls the runtime, which
+ * registers the eager instances for the statistics.
  */
 #define VIGIL_HDR_GEN 0
 #define VIGIL_HDR_NEXT 8
@@ -263,7 +284,9 @@ struct vigil_assertion {
   uint8_t nfree;
   uint8_t fast;                          /* 1: the pass inlined its fast path */
   uint8_t kind;                          /* enum vigil_assertion_kind     */
-  uint8_t reserved[4];
+  uint8_t eager;                         /* 1: an eager instance ("Eager
+                                            instances" above)            */
+  uint8_t reserved[3];
 };
 
 #ifdef __cplusplus
@@ -286,6 +309,22 @@ void __vigil_bound_exit(struct vigil_bound *bound, int global);
  * this with depth still 1 (events raised by a handler during the check nest
  * in the bound), then sets pending = 0, bumps gen and sets depth = 0. */
 void __vigil_bound_settle(struct vigil_bound *bound);
+/* The same for a group with eager instances: `n` eager instances `insts`
+ * of the assertions `as` (every eager member of the group, in the pass's
+ * order).  The runtime registers them on their thread's first call, ends
+ * those whose vigil_fast_end is RUNTIME, settles the touched list when
+ * pending != 0 and sets pending = 0; the exit hook then counts nothing. */
+void __vigil_bound_settle_eager(struct vigil_bound *bound, uint32_t n,
+                                struct vigil_assertion *const *as,
+                                void *const *insts);
+/* A nested entry of an anchored group with eager instances that the inline
+ * check could not call a nesting (vigil/abi.h "Abandoned bounds"): as
+ * __vigil_bound_enter, and when the bound was abandoned the eager
+ * instances that had begun (fast[0] not 1, done or outside) are dropped and
+ * counted, and each is initialised for the new bound. */
+void __vigil_bound_enter_eager(struct vigil_bound *bound, void *const *frame,
+                               uint32_t n, struct vigil_assertion *const *as,
+                               void *const *insts);
 void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *bound,
                           void *instance, const uint64_t *captures);
 void __vigil_event(struct vigil_assertion *a, struct vigil_bound *bound,

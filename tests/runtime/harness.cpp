@@ -408,9 +408,13 @@ struct FastPath {
   Tables &T;
   vigil_bound &B;
   Instance &I;
+  bool Eager = false; // vigil/abi.h "Eager instances"
 
-  /// Touching (vigil/abi.h); false: the runtime must be called.
+  /// Touching (vigil/abi.h); false: the runtime must be called.  An eager
+  /// instance is ready.
   bool touch() {
+    if (Eager)
+      return true;
     if (I.gen() == B.gen)
       return true;
     if (I.gen() == 0)
@@ -441,7 +445,7 @@ struct FastPath {
         continue;
       I.ever()[A] |= uint64_t(1) << S;
       I.fast()[A] = uint8_t(R[A]);
-      if (N == 1 && R[A] == vigil_fast_done(&T.Models[A])) {
+      if (N == 1 && !Eager && R[A] == vigil_fast_done(&T.Models[A])) {
         I.bytes()[VIGIL_HDR_SETTLED] = 1;
         ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
         --B.pending;
@@ -449,8 +453,36 @@ struct FastPath {
     }
   }
 
+  /// The outermost entry of an eager group: the instance's initial state
+  /// (ever always: the pass clears it where a hook sets its bits, and the
+  /// runtime reads no others), then the bound as the runtime opens it.
+  void enter() {
+    if (Eager && B.depth == 0) {
+      I.fast()[0] = 1;
+      I.ever()[0] = 0;
+    }
+    __vigil_bound_enter(&B, 0, nullptr);
+  }
+
+  /// The outermost exit of an eager group (Hooks.cpp exitHook).
+  void exit() {
+    if (Eager && B.depth == 1) {
+      unsigned End = vigil_fast_end(&T.Models[0], I.fast()[0]);
+      if (End == VIGIL_END_PASS)
+        ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
+      if (End == VIGIL_END_RUNTIME || B.pending) {
+        vigil_assertion *As[1] = {&T.A};
+        void *Insts[1] = {I.Mem};
+        __vigil_bound_settle_eager(&B, 1, As, Insts);
+        B.pending = 0;
+      }
+      I.fast()[0] = VIGIL_FAST_OUTSIDE;
+    }
+    __vigil_bound_exit(&B, 0);
+  }
+
   void event(unsigned S, const uint64_t *V) {
-    if (B.depth == 0)
+    if (B.depth == 0 || (Eager && I.fast()[0] == VIGIL_FAST_OUTSIDE))
       return;
     if (!touch()) {
       __vigil_event(&T.A, &B, I.Mem, S, V);
@@ -479,7 +511,7 @@ struct FastPath {
   }
 
   void site(const uint64_t *Caps) {
-    if (B.depth == 0)
+    if (B.depth == 0 || (Eager && I.fast()[0] == VIGIL_FAST_OUTSIDE))
       return;
     if (!touch()) {
       __vigil_site_reached(&T.A, &B, I.Mem, Caps);
@@ -555,6 +587,8 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   T.A.fast = Fast;
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.FastInit[A] = uint8_t(Fast && vigil_fast_eligible(&T.Models[A]));
+  // the pass's eager candidates (Plan.cpp eagerCandidate)
+  T.A.eager = uint8_t(C.Eager && Fast && T.A.nalternatives == 1 && T.FastInit[0]);
   if (!Bt.Inst) {
     size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
     void *M = aligned_alloc(64, N);
@@ -567,15 +601,25 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   }
   vigil_bound &B = *Bt.Bound;
   Instance I(Bt.Inst.get());
-  FastPath FP{T, B, I};
+  FastPath FP{T, B, I, T.A.eager != 0};
+  if (FP.Eager) { // as the pass's thread-local initial values
+    I.fast()[0] = VIGIL_FAST_OUTSIDE;
+    B.pending = 1;
+  }
   int Global = T.A.locality == VIGIL_GLOBAL;
   for (const Tok &Tk : Trace) {
     switch (Tk.Kind) {
     case Tok::Enter:
-      __vigil_bound_enter(&B, Global, nullptr);
+      if (FP.Eager)
+        FP.enter();
+      else
+        __vigil_bound_enter(&B, Global, nullptr);
       break;
     case Tok::Exit:
-      __vigil_bound_exit(&B, Global);
+      if (FP.Eager)
+        FP.exit();
+      else
+        __vigil_bound_exit(&B, Global);
       break;
     case Tok::Site: {
       std::vector<uint64_t> Caps(T.A.ncaptures, 0);
