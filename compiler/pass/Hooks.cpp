@@ -339,7 +339,10 @@ void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) 
     bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
     B.CreateBr(Next);
     B.SetInsertPoint(Other);
-    Value *End = lookup(B, Row, Fs);
+    LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast.again");
+    Again->setAtomic(AtomicOrdering::Monotonic); // as in emitSwitch
+    Again->setAlignment(Align(1));
+    Value *End = lookup(B, Row, Again);
     B.CreateCondBr(B.CreateICmpEQ(End, B.getInt8(VIGIL_END_RUNTIME)),
                    Asked[I + 1], Next);
     B.SetInsertPoint(Next);
@@ -415,10 +418,55 @@ Function *Instrumenter::enterHook(unsigned G) {
   }
   B.CreateBr(Ret);
   B.SetInsertPoint(Nested);
-  emitNestedEntry(B, G, Bound, Frame, D, Ret);
+  B.CreateCall(nestHook(G), {Frame});
+  B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
   return Groups[G].Enter = F;
+}
+
+/// A function of its own, never inlined, for what a bound's hooks do
+/// rarely (nesting): the hot path then loads depth once, into its compare
+/// (cmpl $0, depth), and keeps no register for it.
+Function *Instrumenter::coldHook(const Twine &Name, ArrayRef<Type *> Params) {
+  Function *F = newHook(Name, Params);
+  F->removeFnAttr(Attribute::AlwaysInline);
+  F->addFnAttr(Attribute::NoInline);
+  F->addFnAttr(Attribute::Cold);
+  return F;
+}
+
+/// A nested entry (depth > 0), out of line.
+Function *Instrumenter::nestHook(unsigned G) {
+  Function *F = coldHook("__vigil_fast_nest." + Twine(G), {Ptr});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  Value *D = B.CreateLoad(I32, at(B, Bound, offsetof(vigil_bound, depth)));
+  emitNestedEntry(B, G, Bound, F->getArg(0), D, Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return F;
+}
+
+/// An exit that is not the outermost one (depth > 1, or 0: an exit whose
+/// entry was not seen), out of line.
+Function *Instrumenter::unnestHook(unsigned G) {
+  Function *F = coldHook("__vigil_fast_unnest." + Twine(G), {});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Dec = BasicBlock::Create(C, "leave", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *DepthP = at(B, groupPtr(B, G), offsetof(vigil_bound, depth));
+  Value *D = B.CreateLoad(I32, DepthP);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Dec);
+  B.SetInsertPoint(Dec);
+  B.CreateStore(B.CreateSub(D, B.getInt32(1)), DepthP);
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return F;
 }
 
 /// The exit of a per-thread bound.  The outermost exit (the common case,
@@ -433,20 +481,20 @@ Function *Instrumenter::exitHook(unsigned G) {
   const Group &Gr = Groups[G];
   Function *F = newHook("__vigil_fast_exit." + Twine(G), {});
   BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
-  BasicBlock *Check = BasicBlock::Create(C, "inner", F);
+  BasicBlock *Inner = BasicBlock::Create(C, "inner", F);
   BasicBlock *Outer = BasicBlock::Create(C, "outermost", F);
   BasicBlock *Settle = BasicBlock::Create(C, "settle", F);
   BasicBlock *Close = BasicBlock::Create(C, "close", F);
-  BasicBlock *Dec = BasicBlock::Create(C, "leave", F);
   BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, G);
   Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
   Value *D = B.CreateLoad(I32, DepthP);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Check,
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Inner,
                  MDBuilder(C).createLikelyBranchWeights());
-  B.SetInsertPoint(Check);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Dec);
+  B.SetInsertPoint(Inner);
+  B.CreateCall(unnestHook(G));
+  B.CreateBr(Ret);
   B.SetInsertPoint(Outer);
   emitEagerEnd(B, G, Settle);
   Value *PendingP = at(B, Bound, offsetof(vigil_bound, pending));
@@ -466,9 +514,7 @@ Function *Instrumenter::exitHook(unsigned G) {
     B.CreateStore(B.getInt8(VIGIL_FAST_OUTSIDE),
                   at(B, instance(B, AI), VIGIL_HDR_FAST));
   bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
-  B.CreateBr(Dec);
-  B.SetInsertPoint(Dec);
-  B.CreateStore(B.CreateSub(D, B.getInt32(1)), DepthP);
+  B.CreateStore(B.getInt32(0), DepthP);
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
@@ -487,7 +533,18 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
                               ArrayRef<std::pair<unsigned, Value *>> Caps,
                               BasicBlock *Slow, BasicBlock *Ret) {
   Function *F = B.GetInsertBlock()->getParent();
-  SwitchInst *Sw = B.CreateSwitch(St.Fs, Slow);
+  // The happy path's case is tested first on its own load, which then has
+  // one use and folds into the compare (cmpb $state, %fs:fast); the switch
+  // reloads the state (an atomic load, which LLVM does not merge with the
+  // first) rather than keeping it in a register for the rare cases.
+  BasicBlock *Head = B.GetInsertBlock();
+  BasicBlock *SwBB = BasicBlock::Create(C, "switch", F);
+  B.SetInsertPoint(SwBB);
+  LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + St.Alt), "fast.again");
+  Again->setAtomic(AtomicOrdering::Monotonic);
+  Again->setAlignment(Align(1));
+  SwitchInst *Sw = B.CreateSwitch(Again, Slow);
+  std::vector<std::pair<unsigned, BasicBlock *>> HotCases;
   std::map<std::pair<uint8_t, bool>, BasicBlock *> Cases; // (entry, hot)
   unsigned DoneState = Host[A][St.Alt]->Au.nstates + 1u;
   bool Single = As[A].Alternatives.size() == 1;
@@ -544,7 +601,16 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
     }
     Sw->addCase(B.getInt8(uint8_t(Fs)), BB);
     Weights.push_back(Hot ? 1000 : 1);
+    if (Hot)
+      HotCases.push_back({Fs, BB});
   }
+  B.SetInsertPoint(Head);
+  if (HotCases.size() == 1)
+    B.CreateCondBr(B.CreateICmpEQ(St.Fs, B.getInt8(uint8_t(HotCases[0].first))),
+                   HotCases[0].second, SwBB,
+                   MDBuilder(C).createLikelyBranchWeights());
+  else
+    B.CreateBr(SwBB);
   if (Eager[A]) { // outside the bound
     Sw->addCase(B.getInt8(VIGIL_FAST_OUTSIDE), Ret);
     Weights.push_back(1);

@@ -224,6 +224,10 @@ private:
   llvm::Function *enterHook(unsigned G);
   void keepFrame(llvm::Function &F, unsigned P);
   llvm::Function *exitHook(unsigned G);
+  llvm::Function *coldHook(const llvm::Twine &Name,
+                           llvm::ArrayRef<llvm::Type *> Params);
+  llvm::Function *nestHook(unsigned G);
+  llvm::Function *unnestHook(unsigned G);
   llvm::Value *eagerInstances(llvm::IRBuilder<> &B, unsigned G);
   void emitEagerInit(llvm::IRBuilder<> &B, unsigned G);
   void emitEagerEnd(llvm::IRBuilder<> &B, unsigned G, llvm::BasicBlock *Settle);
