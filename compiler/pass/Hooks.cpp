@@ -243,6 +243,30 @@ void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
   B.CreateBr(Ret);
 }
 
+/// Stores captured value I (a word) into the instance.  A value the site
+/// passes as an integer of at most 32 bits is stored as its low half: the
+/// upper half of that slot is zero from the start and every writer (this
+/// hook, the runtime, with the same site's words) writes zero there, so the
+/// slot holds the same word, and the site need not keep a zero-extended
+/// copy of the value in a register of its own.
+void Instrumenter::storeCapture(IRBuilder<> &B, unsigned A, unsigned I,
+                                Value *W, Value *Inst) {
+  unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size()) + 8 * I;
+  unsigned Bits = 64;
+  for (auto &[CI, Id] : Sites)
+    if (Id == int(A) && 1 + I < CI->arg_size()) {
+      Value *V = CI->getArgOperand(1 + I);
+      if (auto *Z = dyn_cast<ZExtInst>(V)) // the plugin's conversion to a word
+        V = Z->getOperand(0);
+      if (V->getType()->isIntegerTy())
+        Bits = V->getType()->getIntegerBitWidth();
+    }
+  if (Bits <= 32)
+    B.CreateStore(B.CreateTrunc(W, I32), at(B, Inst, Off));
+  else
+    B.CreateStore(W, at(B, Inst, Off));
+}
+
 /// Whether any (capture index, observed word) differs from the instance's.
 Value *Instrumenter::capturesDiffer(
     IRBuilder<> &B, unsigned A, Value *Inst,
@@ -548,7 +572,6 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
   std::map<std::pair<uint8_t, bool>, BasicBlock *> Cases; // (entry, hot)
   unsigned DoneState = Host[A][St.Alt]->Au.nstates + 1u;
   bool Single = As[A].Alternatives.size() == 1;
-  unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
   const HostAlt &H = *Host[A][St.Alt];
   bool Pre = S != SymSite && ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1);
   std::vector<uint32_t> Weights{1}; // the default: the runtime
@@ -583,7 +606,7 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
       if (V != VIGIL_FAST_IGNORE) {
         if (S == SymSite)
           for (auto &[I, W] : Caps)
-            CB.CreateStore(W, at(CB, Inst, Off + 8 * I));
+            storeCapture(CB, A, I, W, Inst);
         CB.CreateStore(CB.getInt8(V), at(CB, Inst, VIGIL_HDR_FAST + St.Alt));
         if (Pre) {
           Value *EverP = at(CB, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
@@ -714,8 +737,9 @@ Function *Instrumenter::siteHook(unsigned A) {
   B.SetInsertPoint(Apply);
   // Phase 1 -> 2: the captures belong to the instance, then the state.
   unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
+  (void)Off;
   for (unsigned I = 0; I < NCaps; ++I)
-    B.CreateStore(F->getArg(I), at(B, Inst, Off + 8 * I));
+    storeCapture(B, A, I, F->getArg(I), Inst);
   emitApply(B, A, SymSite, Bound, Inst, Steps, Ret);
   return finishSiteHook(F, A, Bound, Inst, Slow, Ret);
 }

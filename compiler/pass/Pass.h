@@ -217,6 +217,8 @@ private:
   void emitApply(llvm::IRBuilder<> &B, unsigned A, unsigned S,
                  llvm::Value *Bound, llvm::Value *Inst,
                  llvm::ArrayRef<Step> Steps, llvm::BasicBlock *Ret);
+  void storeCapture(llvm::IRBuilder<> &B, unsigned A, unsigned I,
+                    llvm::Value *W, llvm::Value *Inst);
   llvm::Value *capturesDiffer(llvm::IRBuilder<> &B, unsigned A,
                               llvm::Value *Inst,
                               llvm::ArrayRef<std::pair<unsigned, llvm::Value *>>
