@@ -643,6 +643,67 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
   Sw->setMetadata(LLVMContext::MD_prof, MDBuilder(C).createBranchWeights(Weights));
 }
 
+/// An eager instance's event without captured values: the happy path's
+/// case peeled (cmpb, jne, movb), every other state one table load, whose
+/// entry is the state to store, the state itself where the row ignores the
+/// event (done, outside the bound: storing it changes nothing, and an
+/// eager instance has no bookkeeping on "done"), or 0 for the runtime.
+/// Five instructions for any state instead of a compare chain, bit tests
+/// or a jump table.  The `ever` bit is set with every step that is not the
+/// runtime's (in "done" or outside the bound nothing reads it before the
+/// next window or entry clears it).
+void Instrumenter::emitEagerStep(IRBuilder<> &B, unsigned A, unsigned S,
+                                 Value *Inst, const Step &St, BasicBlock *Slow,
+                                 BasicBlock *Ret) {
+  Function *F = B.GetInsertBlock()->getParent();
+  const HostAlt &H = *Host[A][St.Alt];
+  bool Pre = ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1);
+  std::vector<uint8_t> Row(256, VIGIL_FAST_SLOW);
+  int HotFs = -1, Hots = 0;
+  for (unsigned Fs = 0; Fs < 256; ++Fs) {
+    uint8_t V = Fs < St.Row.size() ? St.Row[Fs] : uint8_t(VIGIL_FAST_SLOW);
+    Row[Fs] = V == VIGIL_FAST_IGNORE ? uint8_t(Fs) : V;
+    if (Fs == VIGIL_FAST_OUTSIDE)
+      Row[Fs] = uint8_t(Fs);
+    if (Fs >= 1 && Fs <= H.Au.nstates && H.HotSym[Fs - 1] == S &&
+        V != VIGIL_FAST_IGNORE && V != VIGIL_FAST_SLOW && V != Fs)
+      HotFs = int(Fs), ++Hots;
+  }
+  auto Store = [&](IRBuilder<> &CB, Value *V) {
+    CB.CreateStore(V, at(CB, Inst, VIGIL_HDR_FAST + St.Alt));
+    if (Pre) {
+      Value *EverP = at(CB, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
+      CB.CreateStore(CB.CreateOr(CB.CreateLoad(I64, EverP),
+                                 ConstantInt::get(I64, uint64_t(1) << S)),
+                     EverP);
+    }
+    CB.CreateBr(Ret);
+  };
+  BasicBlock *Rest = BasicBlock::Create(C, "table", F);
+  if (Hots == 1) {
+    BasicBlock *Hot = BasicBlock::Create(C, "hot", F);
+    B.CreateCondBr(B.CreateICmpEQ(St.Fs, B.getInt8(uint8_t(HotFs))), Hot, Rest,
+                   MDBuilder(C).createLikelyBranchWeights());
+    IRBuilder<> HB(Hot);
+    Store(HB, HB.getInt8(Row[HotFs]));
+  } else {
+    B.CreateBr(Rest);
+  }
+  B.SetInsertPoint(Rest);
+  Value *Fs = St.Fs; // without a peeled case its load has this one use
+  if (Hots == 1) {
+    LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + St.Alt), "fast.again");
+    Again->setAtomic(AtomicOrdering::Monotonic); // as in emitSwitch
+    Again->setAlignment(Align(1));
+    Fs = Again;
+  }
+  Value *Next = lookup(B, Row, Fs);
+  BasicBlock *Go = BasicBlock::Create(C, "step", F);
+  B.CreateCondBr(B.CreateICmpEQ(Next, B.getInt8(VIGIL_FAST_SLOW)), Slow, Go);
+  B.SetInsertPoint(Go);
+  Store(B, Next);
+}
+
 /// The inline hook of symbol S; its parameters are the symbol's slot words.
 Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   auto Key = std::make_pair(A, S);
@@ -665,6 +726,11 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   for (unsigned I = 0; I < E.Values.size(); ++I)
     if (E.Values[I].Kind == VAL_CAPTURE)
       Caps.push_back({E.Values[I].Index, F->getArg(I)});
+  if (Steps.size() == 1 && Eager[A] && Caps.empty()) {
+    emitEagerStep(B, A, S, Inst, Steps[0], Slow, Ret);
+    Apply->eraseFromParent();
+    return finishEventHook(F, A, S, Bound, Inst, Slow, Ret);
+  }
   if (Steps.size() == 1) {
     emitSwitch(B, A, S, Bound, Inst, Steps[0], Caps, Slow, Ret);
     Apply->eraseFromParent();

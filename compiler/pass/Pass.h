@@ -236,6 +236,9 @@ private:
   void emitNestedEntry(llvm::IRBuilder<> &B, unsigned G, llvm::Value *Bound,
                        llvm::Value *Frame, llvm::Value *D,
                        llvm::BasicBlock *Ret);
+  void emitEagerStep(llvm::IRBuilder<> &B, unsigned A, unsigned S,
+                     llvm::Value *Inst, const Step &St, llvm::BasicBlock *Slow,
+                     llvm::BasicBlock *Ret);
   void emitSwitch(llvm::IRBuilder<> &B, unsigned A, unsigned S,
                   llvm::Value *Bound, llvm::Value *Inst, const Step &St,
                   llvm::ArrayRef<std::pair<unsigned, llvm::Value *>> Caps,

@@ -441,8 +441,11 @@ struct FastPath {
   void apply(const std::vector<unsigned> &R, unsigned S) {
     unsigned N = T.A.nalternatives;
     for (unsigned A = 0; A < N; ++A) {
-      if (R[A] == VIGIL_FAST_IGNORE)
+      if (R[A] == VIGIL_FAST_IGNORE) {
+        if (Eager && S != VIGIL_SYM_SITE) // Hooks.cpp emitEagerStep records it
+          I.ever()[A] |= uint64_t(1) << S;
         continue;
+      }
       I.ever()[A] |= uint64_t(1) << S;
       I.fast()[A] = uint8_t(R[A]);
       if (N == 1 && !Eager && R[A] == vigil_fast_done(&T.Models[A])) {
