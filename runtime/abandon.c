@@ -70,6 +70,7 @@ void vg_bound_abandon(struct vigil_bound *b) {
    * is how a group with eager instances that has not yet registered them
    * still does (vigil/abi.h "Eager instances"); the touched list it walks
    * then is the new bound's */
-  b->gen++; /* even: outside */
+  if (!(b->flags & VIGIL_BOUND_ENTRIES)) /* there gen counts entries */
+    b->gen++; /* even: outside */
   __atomic_store_n(&b->depth, 0, __ATOMIC_RELAXED);
 }

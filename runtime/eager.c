@@ -28,7 +28,7 @@ void vg_engine_settle_eager(struct vigil_bound *b, uint32_t n,
   for (uint32_t i = 0; i < n; i++) {
     struct vg_header *h = insts[i];
     int runtime = end_of(as[i], h) == VIGIL_END_RUNTIME;
-    if (h->gen == 0 || runtime)
+    if (!h->assertion || runtime)
       vg_instance_touch(as[i], b, h); /* registers; this bound's flags */
     if (runtime)
       vg_instance_end(as[i], b, h);

@@ -80,7 +80,8 @@ void __vigil_bound_exit(struct vigil_bound *b, int global) {
       busy = 0;
     }
     b->pending = 0;
-    b->gen++; /* even: outside */
+    if (!(b->flags & VIGIL_BOUND_ENTRIES)) /* there gen counts entries */
+      b->gen++; /* even: outside */
   }
   if (b->depth > 0) /* atomic: the entry points peek at it without the lock */
     __atomic_store_n(&b->depth, b->depth - 1, __ATOMIC_RELAXED);

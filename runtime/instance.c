@@ -182,13 +182,14 @@ static void sync_settled(struct vigil_assertion *a, struct vigil_bound *b,
  * the runtime's flags; it is on no list and in no count. */
 void vg_instance_touch(struct vigil_assertion *a, struct vigil_bound *b,
                        struct vg_header *h) {
-  if (h->gen == b->gen)
-    return;
-  struct vg_assertion_rt *rt = vg_rt(a);
-  if (h->gen == 0) {
+  if (!h->assertion) { /* its thread's first look (gen may be 0 in a bound:
+                           VIGIL_BOUND_ENTRIES) */
     h->assertion = a;
     vg_stats_register(a, h, a->locality == VIGIL_GLOBAL, a->eager ? b : NULL);
   }
+  if (h->gen == b->gen)
+    return;
+  struct vg_assertion_rt *rt = vg_rt(a);
   h->gen = b->gen;
   if (a->eager) {
     h->settled = h->dropped = h->reported = h->site = 0;

@@ -117,6 +117,8 @@ static uint32_t load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_R
  * outermost entries: gen is bumped by each entry and each exit (odd
  * inside), and nothing on the inline path has to count them. */
 static uint64_t instances_of(const struct vg_live *n) {
+  if (n->eager && (n->eager->flags & VIGIL_BOUND_ENTRIES))
+    return load64(&n->eager->gen) + 1; /* from ~0, one per entry */
   if (n->eager)
     return (load64(&n->eager->gen) + 1) / 2;
   return load64(&n->h->bounds);

@@ -429,17 +429,35 @@ Function *Instrumenter::enterHook(unsigned G) {
   B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Nested,
                  MDBuilder(C).createLikelyBranchWeights());
   B.SetInsertPoint(First);
-  emitEagerInit(B, G);
-  B.CreateStore(B.getInt32(1), DepthP);
-  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
-  if (Groups[G].HasLazy || Groups[G].Eager.empty())
-    B.CreateStore(ConstantPointerNull::get(Ptr),
-                  at(B, Bound, offsetof(vigil_bound, touched)));
-  if (Groups[G].Anchored) {
+  if (Groups[G].Anchored) { // first: the frame is not kept across a call
     B.CreateStore(Frame, at(B, Bound, offsetof(vigil_bound, frame)));
     B.CreateStore(B.CreateLoad(Ptr, Frame, "vigil.return"),
                   at(B, Bound, offsetof(vigil_bound, frame_return)));
   }
+  if (Groups[G].Entries) {
+    // gen counts entries from ~0: the thread's first makes it 0 and
+    // registers the eager instances (still outside: nothing is ended)
+    Value *GenP = at(B, Bound, offsetof(vigil_bound, gen));
+    Value *Gen = B.CreateAdd(B.CreateLoad(I64, GenP), B.getInt64(1));
+    B.CreateStore(Gen, GenP);
+    BasicBlock *Register = BasicBlock::Create(C, "register", F);
+    BasicBlock *Init = BasicBlock::Create(C, "init", F);
+    B.CreateCondBr(B.CreateICmpEQ(Gen, B.getInt64(0)), Register, Init,
+                   MDBuilder(C).createUnlikelyBranchWeights());
+    B.SetInsertPoint(Register);
+    const Group &Gr = Groups[G];
+    B.CreateCall(BoundSettleEagerFn, {Bound, B.getInt32(Gr.Eager.size()),
+                                      Gr.EagerAs, eagerInstances(B, G)});
+    B.CreateBr(Init);
+    B.SetInsertPoint(Init);
+  }
+  emitEagerInit(B, G);
+  B.CreateStore(B.getInt32(1), DepthP);
+  if (!Groups[G].Entries)
+    bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
+  if (Groups[G].HasLazy || Groups[G].Eager.empty())
+    B.CreateStore(ConstantPointerNull::get(Ptr),
+                  at(B, Bound, offsetof(vigil_bound, touched)));
   B.CreateBr(Ret);
   B.SetInsertPoint(Nested);
   B.CreateCall(nestHook(G), {Frame});
@@ -522,9 +540,13 @@ Function *Instrumenter::exitHook(unsigned G) {
   B.SetInsertPoint(Outer);
   emitEagerEnd(B, G, Settle);
   Value *PendingP = at(B, Bound, offsetof(vigil_bound, pending));
-  Value *P = B.CreateLoad(I32, PendingP);
-  B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close,
-                 MDBuilder(C).createUnlikelyBranchWeights());
+  if (Gr.Entries) { // nothing is ever pending (vigil/abi.h)
+    B.CreateBr(Close);
+  } else {
+    Value *P = B.CreateLoad(I32, PendingP);
+    B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close,
+                   MDBuilder(C).createUnlikelyBranchWeights());
+  }
   B.SetInsertPoint(Settle);
   if (Gr.Eager.empty())
     B.CreateCall(BoundSettleFn, {Bound});
@@ -537,7 +559,8 @@ Function *Instrumenter::exitHook(unsigned G) {
   for (unsigned AI : Gr.Eager)
     B.CreateStore(B.getInt8(VIGIL_FAST_OUTSIDE),
                   at(B, instance(B, AI), VIGIL_HDR_FAST));
-  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
+  if (!Gr.Entries)
+    bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
   B.CreateStore(B.getInt32(0), DepthP);
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);

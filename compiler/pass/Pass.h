@@ -75,6 +75,8 @@ struct Group {
   std::vector<unsigned> Eager;
   llvm::GlobalVariable *EagerAs = nullptr;
   bool HasLazy = false;
+  /// Every member eager: VIGIL_BOUND_ENTRIES (vigil/abi.h).
+  bool Entries = false;
 };
 
 /// Who looks at one observation point.

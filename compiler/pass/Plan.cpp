@@ -172,6 +172,7 @@ void Instrumenter::planEager() {
         Groups[G].Eager.push_back(AI);
       }
     Groups[G].HasLazy |= Groups[G].Eager.size() < Cands.size();
+    Groups[G].Entries = !Groups[G].Eager.empty() && !Groups[G].HasLazy;
   }
 }
 

@@ -373,9 +373,13 @@ void Instrumenter::emitStorage() {
   }
   for (unsigned G = 0; G < Groups.size(); ++G) {
     // With eager members the bound starts with pending = 1: the first exit
-    // on each thread calls the runtime, which registers them.
+    // on each thread calls the runtime, which registers them; with only
+    // eager members gen counts entries from ~0 and the first entry does
+    // (vigil/abi.h VIGIL_BOUND_ENTRIES).
     vigil_bound Init{};
-    Init.pending = Groups[G].Eager.empty() ? 0 : 1;
+    Init.pending = !Groups[G].Eager.empty() && !Groups[G].Entries ? 1 : 0;
+    Init.gen = Groups[G].Entries ? ~uint64_t(0) : 0;
+    Init.flags = Groups[G].Entries ? VIGIL_BOUND_ENTRIES : 0;
     Constant *InitC = ConstantDataArray::get(
         C, ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(&Init), sizeof Init));
     Groups[G].GV = new GlobalVariable(

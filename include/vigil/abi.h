@@ -70,12 +70,22 @@ struct vigil_bound {
   uint32_t depth;      /* nesting of the bound (recursion)                   */
   uint32_t pending;    /* touched instances the second bound must look at    */
   uint32_t lock;       /* global groups: held while the runtime works        */
-  uint32_t reserved0;
+  uint32_t flags;      /* enum vigil_bound_flags: its thread-local initial
+                          value, set by the pass                            */
   void *const *frame;  /* per-thread bounds of call(f)..returnfrom(f): where
                           the outermost entry's return address is kept (its
                           frame), or null; see "Abandoned bounds" below  */
   const void *frame_return; /* the return address *frame held then         */
   uint64_t reserved[2];
+};
+enum vigil_bound_flags {
+  /* Every member of the group is an eager instance ("Eager instances"):
+   * gen counts the outermost entries, starting from ~0 (the thread's first
+   * entry makes it 0 and registers the eager instances with
+   * __vigil_bound_settle_eager before initialising them); the exit neither
+   * bumps gen nor reads pending (nothing is ever pending), and nothing is
+   * ever on the touched list. */
+  VIGIL_BOUND_ENTRIES = 1u << 0
 };
 /*
  * Abandoned bounds.  A longjmp out of a bound function skips its exit, and
@@ -134,7 +144,9 @@ struct vigil_bound {
  * derived from the group's gen: every bound of the group on the thread.
  * The group's bound starts with pending = 1 (its thread-local initial
  * value) so that the first exit on each thread calls the runtime, which
- * registers the eager instances for the statistics.
+ * registers the eager instances for the statistics; a group of eager
+ * instances only registers them at the first entry instead and has no
+ * pending count at all (VIGIL_BOUND_ENTRIES).
  */
 #define VIGIL_HDR_GEN 0
 #define VIGIL_HDR_NEXT 8

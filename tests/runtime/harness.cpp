@@ -605,10 +605,12 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   vigil_bound &B = *Bt.Bound;
   Instance I(Bt.Inst.get());
   FastPath FP{T, B, I, T.A.eager != 0};
-  if (FP.Eager) { // as the pass's thread-local initial values
+  // As the pass's thread-local initial values (a group of one eager
+  // instance: VIGIL_BOUND_ENTRIES; gen goes on counting from where the
+  // previous run left it, as it does in a thread).
+  B.flags = FP.Eager ? VIGIL_BOUND_ENTRIES : 0;
+  if (FP.Eager)
     I.fast()[0] = VIGIL_FAST_OUTSIDE;
-    B.pending = 1;
-  }
   int Global = T.A.locality == VIGIL_GLOBAL;
   for (const Tok &Tk : Trace) {
     switch (Tk.Kind) {
