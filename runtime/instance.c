@@ -180,8 +180,9 @@ static void sync_settled(struct vigil_assertion *a, struct vigil_bound *b,
  * instance was initialised by the bound's entry: it only takes the bound's
  * gen (which starts the runtime's own state afresh, alt_init) and clears
  * the runtime's flags; it is on no list and in no count. */
-void vg_instance_touch(struct vigil_assertion *a, struct vigil_bound *b,
-                       struct vg_header *h) {
+static __attribute__((noinline)) void touch_new(struct vigil_assertion *a,
+                                                 struct vigil_bound *b,
+                                                 struct vg_header *h) {
   if (!h->assertion) { /* its thread's first look (gen may be 0 in a bound:
                            VIGIL_BOUND_ENTRIES) */
     h->assertion = a;
@@ -204,6 +205,16 @@ void vg_instance_touch(struct vigil_assertion *a, struct vigil_bound *b,
   h->settled = h->dropped = h->reported = h->site = 0;
   h->bounds++;
   b->pending++;
+}
+
+/* Every call of the runtime for an instance starts here: the common case,
+ * already touched in this bound, is two compares (the rest out of line, so
+ * that it costs no register saves). */
+void vg_instance_touch(struct vigil_assertion *a, struct vigil_bound *b,
+                       struct vg_header *h) {
+  if (__builtin_expect(h->gen == b->gen && h->assertion, 1))
+    return;
+  touch_new(a, b, h);
 }
 
 void vg_engine_bound_enter(struct vigil_bound *b, void *const *frame) {

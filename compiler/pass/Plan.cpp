@@ -129,9 +129,15 @@ void Instrumenter::planGroups() {
 }
 
 /// An instance the bound's entry may initialise: per-thread, inline, one
-/// alternative taking its steps inline (vigil/abi.h "Eager instances").
+/// alternative taking its steps inline (vigil/abi.h "Eager instances"), in
+/// guideline mode.  Strict mode checks a bound in which an event happened
+/// even if the site was not reached, and an eager instance cannot tell an
+/// empty bound from one whose events left its state where it began (a
+/// self-loop); conditional mode may hand a state before the site back after
+/// a pass, so only the runtime could end it, at every exit.
 bool Instrumenter::eagerCandidate(unsigned A) const {
   return Fast[A] && As[A].Kind == AK_INLINE && As[A].Locality == PERTHREAD &&
+         As[A].Mode == vigil::MODE_GUIDELINE &&
          As[A].Alternatives.size() == 1 && Host[A][0]->Eligible;
 }
 

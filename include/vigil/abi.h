@@ -126,7 +126,7 @@ enum vigil_bound_flags {
  * transitions are plain.
  *
  * Eager instances (vigil_assertion.eager; per-thread, one alternative,
- * inline).  In a small bound group the pass initialises the instance at
+ * inline, guideline mode).  In a small bound group the pass initialises the instance at
  * every outermost entry instead of touching it at its first event, so its
  * hooks skip the generation check and the touch, and nothing on its inline
  * path counts anything:

@@ -591,7 +591,8 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.FastInit[A] = uint8_t(Fast && vigil_fast_eligible(&T.Models[A]));
   // the pass's eager candidates (Plan.cpp eagerCandidate)
-  T.A.eager = uint8_t(C.Eager && Fast && T.A.nalternatives == 1 && T.FastInit[0]);
+  T.A.eager = uint8_t(C.Eager && Fast && T.A.nalternatives == 1 && T.FastInit[0] &&
+                      T.A.mode == VIGIL_MODE_GUIDELINE);
   if (!Bt.Inst) {
     size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
     void *M = aligned_alloc(64, N);
