@@ -445,9 +445,7 @@ Function *Instrumenter::enterHook(unsigned G) {
     B.CreateCondBr(B.CreateICmpEQ(Gen, B.getInt64(0)), Register, Init,
                    MDBuilder(C).createUnlikelyBranchWeights());
     B.SetInsertPoint(Register);
-    const Group &Gr = Groups[G];
-    B.CreateCall(BoundSettleEagerFn, {Bound, B.getInt32(Gr.Eager.size()),
-                                      Gr.EagerAs, eagerInstances(B, G)});
+    B.CreateCall(settleEagerHook(G));
     B.CreateBr(Init);
     B.SetInsertPoint(Init);
   }
@@ -475,6 +473,22 @@ Function *Instrumenter::coldHook(const Twine &Name, ArrayRef<Type *> Params) {
   F->removeFnAttr(Attribute::AlwaysInline);
   F->addFnAttr(Attribute::NoInline);
   F->addFnAttr(Attribute::Cold);
+  return F;
+}
+
+/// __vigil_bound_settle_eager for group G, out of line: the array of its
+/// eager instances lives in this cold function's frame, not in the bound
+/// function's.
+Function *Instrumenter::settleEagerHook(unsigned G) {
+  std::string Name = "__vigil_fast_settle." + std::to_string(G);
+  if (Function *F = M.getFunction(Name))
+    return F;
+  Function *F = coldHook(Name, {});
+  IRBuilder<> B(BasicBlock::Create(C, "entry", F));
+  const Group &Gr = Groups[G];
+  B.CreateCall(BoundSettleEagerFn, {groupPtr(B, G), B.getInt32(Gr.Eager.size()),
+                                    Gr.EagerAs, eagerInstances(B, G)});
+  B.CreateRetVoid();
   return F;
 }
 
@@ -551,8 +565,7 @@ Function *Instrumenter::exitHook(unsigned G) {
   if (Gr.Eager.empty())
     B.CreateCall(BoundSettleFn, {Bound});
   else
-    B.CreateCall(BoundSettleEagerFn, {Bound, B.getInt32(Gr.Eager.size()),
-                                      Gr.EagerAs, eagerInstances(B, G)});
+    B.CreateCall(settleEagerHook(G));
   B.CreateStore(B.getInt32(0), PendingP);
   B.CreateBr(Close);
   B.SetInsertPoint(Close);
@@ -773,6 +786,24 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   return finishEventHook(F, A, S, Bound, Inst, Slow, Ret);
 }
 
+/// The runtime call of hook F, out of line: a cold function with F's
+/// parameters that puts them in a word buffer and calls the runtime
+/// (Call).  In the hook the call passes the words in registers, so the
+/// function the hook is inlined into needs no stack buffer for them (a
+/// frame of its own on every call, for the rare case).
+Function *Instrumenter::slowCall(Function *F, const Twine &Name,
+                                 function_ref<void(IRBuilder<> &, Value *)> Call) {
+  std::vector<Type *> Params(F->arg_size(), I64);
+  Function *G = coldHook(Name, Params);
+  IRBuilder<> B(BasicBlock::Create(C, "entry", G));
+  std::vector<Value *> Words;
+  for (Argument &Arg : G->args())
+    Words.push_back(&Arg);
+  Call(B, wordBuffer(B, Words));
+  B.CreateRetVoid();
+  return G;
+}
+
 /// The runtime call of an event hook and its return.
 Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
                                         Value *Bound, Value *Inst,
@@ -781,8 +812,12 @@ Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);
-  Value *Vals = wordBuffer(B, Words);
-  B.CreateCall(EventFn, {AssertionGVs[A], Bound, Inst, B.getInt32(S), Vals});
+  B.CreateCall(slowCall(F, "__vigil_slow_event." + Twine(A) + "." + Twine(S),
+                        [&](IRBuilder<> &CB, Value *Vals) {
+                          CB.CreateCall(EventFn, {AssertionGVs[A], groupPtr(CB, GroupOf[A]),
+                                                  instance(CB, A), CB.getInt32(S), Vals});
+                        }),
+               Words);
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
@@ -841,7 +876,13 @@ Function *Instrumenter::finishSiteHook(Function *F, unsigned A, Value *Bound,
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);
-  B.CreateCall(SiteReachedFn, {AssertionGVs[A], Bound, Inst, wordBuffer(B, Words)});
+  B.CreateCall(slowCall(F, "__vigil_slow_site." + Twine(A),
+                        [&](IRBuilder<> &CB, Value *Vals) {
+                          CB.CreateCall(SiteReachedFn, {AssertionGVs[A],
+                                                        groupPtr(CB, GroupOf[A]),
+                                                        instance(CB, A), Vals});
+                        }),
+               Words);
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();

@@ -231,6 +231,10 @@ private:
   llvm::Function *coldHook(const llvm::Twine &Name,
                            llvm::ArrayRef<llvm::Type *> Params);
   llvm::Function *nestHook(unsigned G);
+  llvm::Function *settleEagerHook(unsigned G);
+  llvm::Function *slowCall(
+      llvm::Function *F, const llvm::Twine &Name,
+      llvm::function_ref<void(llvm::IRBuilder<> &, llvm::Value *)> Call);
   llvm::Function *unnestHook(unsigned G);
   llvm::Value *eagerInstances(llvm::IRBuilder<> &B, unsigned G);
   void emitEagerInit(llvm::IRBuilder<> &B, unsigned G);
