@@ -794,6 +794,8 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
 Function *Instrumenter::slowCall(Function *F, const Twine &Name,
                                  function_ref<void(IRBuilder<> &, Value *)> Call) {
   std::vector<Type *> Params(F->arg_size(), I64);
+  if (Params.empty())
+    return nullptr; // no buffer: the caller calls the runtime itself
   Function *G = coldHook(Name, Params);
   IRBuilder<> B(BasicBlock::Create(C, "entry", G));
   std::vector<Value *> Words;
@@ -812,12 +814,19 @@ Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);
-  B.CreateCall(slowCall(F, "__vigil_slow_event." + Twine(A) + "." + Twine(S),
-                        [&](IRBuilder<> &CB, Value *Vals) {
-                          CB.CreateCall(EventFn, {AssertionGVs[A], groupPtr(CB, GroupOf[A]),
-                                                  instance(CB, A), CB.getInt32(S), Vals});
-                        }),
-               Words);
+  auto Call = [&](IRBuilder<> &CB, Value *Vals) {
+    CB.CreateCall(EventFn, {AssertionGVs[A], groupPtr(CB, GroupOf[A]),
+                            instance(CB, A), CB.getInt32(S), Vals});
+  };
+  // Out of line only where the runtime is rare (an eager instance); a late
+  // one's hook calls it in line, as often as not (one call, not two).
+  Function *Out = Eager[A] ? slowCall(F, "__vigil_slow_event." + Twine(A) + "." +
+                                             Twine(S), Call)
+                           : nullptr;
+  if (Out)
+    B.CreateCall(Out, Words);
+  else
+    Call(B, wordBuffer(B, Words));
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
@@ -876,13 +885,15 @@ Function *Instrumenter::finishSiteHook(Function *F, unsigned A, Value *Bound,
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);
-  B.CreateCall(slowCall(F, "__vigil_slow_site." + Twine(A),
-                        [&](IRBuilder<> &CB, Value *Vals) {
-                          CB.CreateCall(SiteReachedFn, {AssertionGVs[A],
-                                                        groupPtr(CB, GroupOf[A]),
-                                                        instance(CB, A), Vals});
-                        }),
-               Words);
+  auto Call = [&](IRBuilder<> &CB, Value *Vals) {
+    CB.CreateCall(SiteReachedFn, {AssertionGVs[A], groupPtr(CB, GroupOf[A]),
+                                  instance(CB, A), Vals});
+  };
+  Function *Out = Eager[A] ? slowCall(F, "__vigil_slow_site." + Twine(A), Call) : nullptr;
+  if (Out)
+    B.CreateCall(Out, Words);
+  else
+    Call(B, wordBuffer(B, Words));
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
