@@ -794,8 +794,6 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
 Function *Instrumenter::slowCall(Function *F, const Twine &Name,
                                  function_ref<void(IRBuilder<> &, Value *)> Call) {
   std::vector<Type *> Params(F->arg_size(), I64);
-  if (Params.empty())
-    return nullptr; // no buffer: the caller calls the runtime itself
   Function *G = coldHook(Name, Params);
   IRBuilder<> B(BasicBlock::Create(C, "entry", G));
   std::vector<Value *> Words;
@@ -818,8 +816,9 @@ Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
     CB.CreateCall(EventFn, {AssertionGVs[A], groupPtr(CB, GroupOf[A]),
                             instance(CB, A), CB.getInt32(S), Vals});
   };
-  // Out of line only where the runtime is rare (an eager instance); a late
-  // one's hook calls it in line, as often as not (one call, not two).
+  // Out of line only where the runtime is rare (an eager instance: even
+  // without words the hook then sets up no arguments); a late one's hook
+  // calls it in line, as often as not (one call, not two).
   Function *Out = Eager[A] ? slowCall(F, "__vigil_slow_event." + Twine(A) + "." +
                                              Twine(S), Call)
                            : nullptr;
