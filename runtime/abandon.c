@@ -66,7 +66,11 @@ void vg_bound_abandon(struct vigil_bound *b) {
     vg_stats_flush_bound(h->assertion, h);
   }
   vg_stats_abandoned();
-  b->pending = 0;
-  b->gen++; /* even: outside */
+  /* pending stays: the next exit then calls the runtime once more, which
+   * is how a group with eager instances that has not yet registered them
+   * still does (vigil/abi.h "Eager instances"); the touched list it walks
+   * then is the new bound's */
+  if (!(b->flags & VIGIL_BOUND_ENTRIES)) /* there gen counts entries */
+    b->gen++; /* even: outside */
   __atomic_store_n(&b->depth, 0, __ATOMIC_RELAXED);
 }

@@ -87,8 +87,10 @@ void __vigil_bound_exit(struct vigil_bound *b, int global) {
       busy = 0;
     }
     b->pending = 0;
-    /* even: outside; atomic: the inline path peeks at it without the lock */
-    __atomic_store_n(&b->gen, b->gen + 1, __ATOMIC_RELAXED);
+    /* even: outside (a group of eager instances only counts entries in gen
+     * instead); atomic: a global group's inline path peeks at it unlocked */
+    if (!(b->flags & VIGIL_BOUND_ENTRIES))
+      __atomic_store_n(&b->gen, b->gen + 1, __ATOMIC_RELAXED);
   }
   if (b->depth > 0) /* atomic: the entry points peek at it without the lock */
     __atomic_store_n(&b->depth, b->depth - 1, __ATOMIC_RELAXED);
@@ -104,6 +106,30 @@ void __vigil_bound_settle(struct vigil_bound *b) {
   busy = 1;
   vg_engine_settle(b);
   LEAVE(b, 0);
+}
+
+/* Eager instances (eager.c): per-thread only, so no lock. */
+void __vigil_bound_settle_eager(struct vigil_bound *b, uint32_t n,
+                                struct vigil_assertion *const *as,
+                                void *const *insts) {
+  if (busy || vg_thread_exited) {
+    b->pending = 0; /* as __vigil_bound_settle */
+    return;
+  }
+  busy = 1;
+  vg_engine_settle_eager(b, n, as, insts);
+  busy = 0;
+}
+
+void __vigil_bound_enter_eager(struct vigil_bound *b, void *const *frame,
+                               uint32_t n, struct vigil_assertion *const *as,
+                               void *const *insts) {
+  /* not guarded by `busy` (entries and exits stay balanced); from inside
+   * the runtime only a nesting, as __vigil_bound_enter */
+  int inside = busy || vg_thread_exited;
+  busy = 1;
+  vg_engine_enter_eager(b, inside ? NULL : frame, n, as, insts);
+  busy = inside;
 }
 
 static int is_global(const struct vigil_assertion *a) {

@@ -47,6 +47,8 @@ static void reclaim(struct vg_ctx *c) {
     return;
   h->fast[c->ai] = 0;
   const struct vigil_automaton *au = &c->a->alternatives[c->ai];
+  if (f > au->nstates + 1u)
+    return; /* an eager instance outside its bound: nothing to take */
   struct vg_alt *alt = c->alt;
   struct vg_check *k = check0(alt);
   const uint64_t *tuple = vg_captures(c->a, h);
@@ -152,8 +154,8 @@ static void handback(struct vg_ctx *c) {
  * way, and a new tuple at the site unsettles. */
 static void sync_settled(struct vigil_assertion *a, struct vigil_bound *b,
                          struct vg_header *h) {
-  if (a->nalternatives != 1)
-    return;
+  if (a->nalternatives != 1 || a->eager)
+    return; /* eager: the exit decides from the fast state (eager.c) */
   struct vg_alt *alt = &vg_alts(h)[0];
   int want = !h->dropped && !h->reported && alt->nchecks > 0 &&
              !(alt->status & (VG_A_RECORDING | VG_A_FAILED));
@@ -174,17 +176,26 @@ static void sync_settled(struct vigil_assertion *a, struct vigil_bound *b,
 }
 
 /* First event of the assertion in this bound: join the bound's touched list
- * (the inline fast path does the same, vigil/abi.h "Touching"). */
-static void touch_instance(struct vigil_assertion *a, struct vigil_bound *b,
-                           struct vg_header *h) {
+ * (the inline fast path does the same, vigil/abi.h "Touching").  An eager
+ * instance was initialised by the bound's entry: it only takes the bound's
+ * gen (which starts the runtime's own state afresh, alt_init) and clears
+ * the runtime's flags; it is on no list and in no count. */
+static __attribute__((noinline)) void touch_new(struct vigil_assertion *a,
+                                                 struct vigil_bound *b,
+                                                 struct vg_header *h) {
+  if (!h->assertion) { /* its thread's first look (gen may be 0 in a bound:
+                           VIGIL_BOUND_ENTRIES) */
+    h->assertion = a;
+    vg_stats_register(a, h, a->locality == VIGIL_GLOBAL, a->eager ? b : NULL);
+  }
   if (h->gen == b->gen)
     return;
   struct vg_assertion_rt *rt = vg_rt(a);
-  if (h->gen == 0) {
-    h->assertion = a;
-    vg_stats_register(a, h, a->locality == VIGIL_GLOBAL);
-  }
   h->gen = b->gen;
+  if (a->eager) {
+    h->settled = h->dropped = h->reported = h->site = 0;
+    return;
+  }
   h->next = b->touched;
   b->touched = h;
   for (unsigned i = 0; i < 8; i++) {
@@ -194,6 +205,16 @@ static void touch_instance(struct vigil_assertion *a, struct vigil_bound *b,
   h->settled = h->dropped = h->reported = h->site = 0;
   h->bounds++;
   b->pending++;
+}
+
+/* Every call of the runtime for an instance starts here: the common case,
+ * already touched in this bound, is two compares (the rest out of line, so
+ * that it costs no register saves). */
+void vg_instance_touch(struct vigil_assertion *a, struct vigil_bound *b,
+                       struct vg_header *h) {
+  if (__builtin_expect(h->gen == b->gen && h->assertion, 1))
+    return;
+  touch_new(a, b, h);
 }
 
 void vg_engine_bound_enter(struct vigil_bound *b, void *const *frame) {
@@ -252,7 +273,7 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
       a->kind == VIGIL_KIND_STRUCT)
     return; /* bounds never change a state; the site has its own entry;
                struct automata arrive through __vigil_object_event */
-  touch_instance(a, b, h);
+  vg_instance_touch(a, b, h);
   vg_or_adopt(a, b, h);
   if (h->dropped)
     return;
@@ -314,7 +335,7 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
   struct vg_header *h = instance;
   if (b->depth == 0 || a->kind == VIGIL_KIND_STRUCT)
     return;
-  touch_instance(a, b, h);
+  vg_instance_touch(a, b, h);
   vg_or_adopt(a, b, h);
   if (h->dropped)
     return;
@@ -418,8 +439,8 @@ static void report_group(struct vigil_assertion *a, struct vg_header *h) {
     report_tuple(a, h, none);
 }
 
-static void instance_end(struct vigil_assertion *a, struct vigil_bound *b,
-                         struct vg_header *h) {
+void vg_instance_end(struct vigil_assertion *a, struct vigil_bound *b,
+                     struct vg_header *h) {
   const struct vg_assertion_rt *rt = a->runtime;
   vg_or_adopt(a, NULL, h); /* never settled here: only dead states */
   if (vg_config.shortcuts && rt && rt->any_fast && !h->dropped && vg_shortcut_end(a, h))
@@ -444,6 +465,6 @@ void vg_engine_settle(struct vigil_bound *b) {
    * re-enters the bound nests in it instead of starting a new one. */
   for (struct vg_header *h = b->touched; h; h = h->next)
     if (!h->settled && h->assertion)
-      instance_end(h->assertion, b, h);
+      vg_instance_end(h->assertion, b, h);
   b->pending = 0;
 }

@@ -271,7 +271,10 @@ struct vg_assertion_rt {
   atomic_uint_fast64_t instances, events, passes, failures, dropped;
 };
 struct vg_assertion_rt *vg_rt(struct vigil_assertion *a);
-void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global);
+/* eager: the bound group of an eager instance (vigil/abi.h), whose gen
+ * counts its bounds; NULL for every other instance (header.bounds). */
+void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global,
+                       const struct vigil_bound *eager);
 void vg_stats_flush_bound(struct vigil_assertion *a, struct vg_header *h);
 void vg_stats_dropped(struct vigil_assertion *a);
 void vg_stats_abandoned(void);
@@ -344,6 +347,18 @@ void vg_engine_bound_enter(struct vigil_bound *b, void *const *frame);
 int vg_bound_abandoned(const struct vigil_bound *b, void *const *frame);
 void vg_bound_abandon(struct vigil_bound *b);
 void vg_engine_settle(struct vigil_bound *b);
+/* instance.c: the runtime's touch (first look in a bound; eager instances
+ * only get gen and their flags) and the end of the bound for one instance */
+void vg_instance_touch(struct vigil_assertion *a, struct vigil_bound *b,
+                       struct vg_header *h);
+void vg_instance_end(struct vigil_assertion *a, struct vigil_bound *b,
+                     struct vg_header *h);
+/* eager.c: eager instances at the outermost exit and at an entry that
+ * found the bound abandoned (vigil/abi.h "Eager instances") */
+void vg_engine_settle_eager(struct vigil_bound *b, uint32_t n,
+                            struct vigil_assertion *const *as, void *const *insts);
+void vg_engine_enter_eager(struct vigil_bound *b, void *const *frame, uint32_t n,
+                           struct vigil_assertion *const *as, void *const *insts);
 void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
                     void *instance, const uint64_t *captures);
 void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,

@@ -106,7 +106,7 @@ static void enter(struct vigil_assertion *a, struct vigil_bound *b, struct vg_he
                   unsigned ai, unsigned s, unsigned next, unsigned done) {
   h->ever[ai] |= vg_bit(s);
   h->fast[ai] = (uint8_t)next;
-  if (next == done && a->nalternatives == 1 && !h->settled) {
+  if (next == done && a->nalternatives == 1 && !a->eager && !h->settled) {
     h->settled = 1;
     h->passes++;
     if (b->pending)

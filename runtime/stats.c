@@ -69,6 +69,7 @@ struct vg_assertion_rt *vg_rt(struct vigil_assertion *a) {
 struct vg_live {
   struct vg_header *h;
   struct vg_assertion_rt *rt;
+  const struct vigil_bound *eager; /* eager instances: their group */
   struct vg_live *next, *prev, *thread_next;
 };
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -83,7 +84,8 @@ static void at_thread_exit(void *p) {
 }
 static void make_exit_key(void) { pthread_key_create(&exit_key, at_thread_exit); }
 
-void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global) {
+void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int global,
+                       const struct vigil_bound *eager) {
   struct vg_assertion_rt *rt = vg_rt(a);
   struct vg_live *n = calloc(1, sizeof *n);
   if (!rt || !n) {
@@ -92,6 +94,7 @@ void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int globa
   }
   n->h = h;
   n->rt = rt;
+  n->eager = eager;
   pthread_mutex_lock(&live_lock);
   n->next = live;
   if (live)
@@ -109,11 +112,23 @@ void vg_stats_register(struct vigil_assertion *a, struct vg_header *h, int globa
 static uint64_t load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static uint32_t load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
+/* Bounds in which the instance existed.  An eager instance is initialised
+ * in every bound of its group on its thread, so they are the group's
+ * outermost entries: gen is bumped by each entry and each exit (odd
+ * inside), and nothing on the inline path has to count them. */
+static uint64_t instances_of(const struct vg_live *n) {
+  if (n->eager && (n->eager->flags & VIGIL_BOUND_ENTRIES))
+    return load64(&n->eager->gen) + 1; /* from ~0, one per entry */
+  if (n->eager)
+    return (load64(&n->eager->gen) + 1) / 2;
+  return load64(&n->h->bounds);
+}
+
 void vg_stats_thread_exit(void) {
   pthread_mutex_lock(&live_lock);
   for (struct vg_live *n = mine, *next; n; n = next) {
     next = n->thread_next;
-    atomic_fetch_add(&n->rt->instances, n->h->bounds);
+    atomic_fetch_add(&n->rt->instances, instances_of(n));
     atomic_fetch_add(&n->rt->passes, n->h->passes);
     atomic_fetch_add(&n->rt->events, n->h->events);
     if (n->prev)
@@ -154,7 +169,7 @@ static void sum(struct vg_assertion_rt *rt, struct vigil_totals *t) {
   t->dropped += atomic_load(&rt->dropped);
   for (struct vg_live *n = live; n; n = n->next)
     if (n->rt == rt) {
-      t->instances += load64(&n->h->bounds);
+      t->instances += instances_of(n);
       t->passes += load64(&n->h->passes);
       t->events += load32(&n->h->events);
     }

@@ -34,14 +34,22 @@ void bump(IRBuilder<> &B, Type *Ty, Value *P, int Delta) {
   B.CreateStore(B.CreateAdd(V, ConstantInt::get(Ty, Delta, true)), P);
 }
 
+// Thread-local instances and bounds are used as constant addresses, not
+// through llvm.threadlocal.address: that intrinsic is one value per
+// function, which LLVM keeps in a callee-saved register across the bound
+// function's calls (pushes, pops and the address computation on every
+// bound), where a constant folds into each access (%fs:offset, local-exec).
+// The intrinsic exists for coroutines that move between threads; no hook
+// is in one (the pass instruments the merged module before CoroSplit, and a
+// coroutine frame is no place for a bound).
 Value *Instrumenter::instance(IRBuilder<> &B, unsigned A) {
-  GlobalVariable *GV = InstanceGVs[A];
-  return GV->isThreadLocal() ? (Value *)B.CreateThreadLocalAddress(GV) : GV;
+  (void)B;
+  return InstanceGVs[A];
 }
 
 Value *Instrumenter::groupPtr(IRBuilder<> &B, unsigned G) {
-  GlobalVariable *GV = Groups[G].GV;
-  return GV->isThreadLocal() ? (Value *)B.CreateThreadLocalAddress(GV) : GV;
+  (void)B;
+  return Groups[G].GV;
 }
 
 Function *Instrumenter::newHook(const Twine &Name, ArrayRef<Type *> Params) {
@@ -230,7 +238,7 @@ void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
     return;
   }
   unsigned DoneState = Host[A][0]->Au.nstates + 1u;
-  if (As[A].Alternatives.size() != 1 || Steps.size() != 1 ||
+  if (As[A].Alternatives.size() != 1 || Steps.size() != 1 || Eager[A] ||
       !Has(Steps[0].Row, DoneState)) {
     B.CreateBr(Ret);
     return;
@@ -244,6 +252,30 @@ void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
   bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
   bump(B, I32, at(B, Bound, offsetof(vigil_bound, pending)), -1);
   B.CreateBr(Ret);
+}
+
+/// Stores captured value I (a word) into the instance.  A value the site
+/// passes as an integer of at most 32 bits is stored as its low half: the
+/// upper half of that slot is zero from the start and every writer (this
+/// hook, the runtime, with the same site's words) writes zero there, so the
+/// slot holds the same word, and the site need not keep a zero-extended
+/// copy of the value in a register of its own.
+void Instrumenter::storeCapture(IRBuilder<> &B, unsigned A, unsigned I,
+                                Value *W, Value *Inst) {
+  unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size()) + 8 * I;
+  unsigned Bits = 64;
+  for (auto &[CI, Id] : Sites)
+    if (Id == int(A) && 1 + I < CI->arg_size()) {
+      Value *V = CI->getArgOperand(1 + I);
+      if (auto *Z = dyn_cast<ZExtInst>(V)) // the plugin's conversion to a word
+        V = Z->getOperand(0);
+      if (V->getType()->isIntegerTy())
+        Bits = V->getType()->getIntegerBitWidth();
+    }
+  if (Bits <= 32)
+    B.CreateStore(B.CreateTrunc(W, I32), at(B, Inst, Off));
+  else
+    B.CreateStore(W, at(B, Inst, Off));
 }
 
 /// Whether any (capture index, observed word) differs from the instance's.
@@ -274,10 +306,124 @@ Value *Instrumenter::wordBuffer(IRBuilder<> &B, ArrayRef<Value *> Words) {
   return Buf;
 }
 
+/// The eager instances of group G (vigil/abi.h), as an array for the
+/// runtime (built where the call is, which is never on the hot path).
+Value *Instrumenter::eagerInstances(IRBuilder<> &B, unsigned G) {
+  std::vector<Value *> Insts;
+  for (unsigned AI : Groups[G].Eager)
+    Insts.push_back(instance(B, AI));
+  Function *F = B.GetInsertBlock()->getParent();
+  IRBuilder<> EB(&F->getEntryBlock(), F->getEntryBlock().begin());
+  AllocaInst *Buf = EB.CreateAlloca(ArrayType::get(Ptr, Insts.size()), nullptr,
+                                    "vigil.eager");
+  for (unsigned I = 0; I < Insts.size(); ++I)
+    B.CreateStore(Insts[I], B.CreateConstInBoundsGEP2_32(Buf->getAllocatedType(),
+                                                         Buf, 0, I));
+  return Buf;
+}
+
+/// The outermost entry's initialisation of the eager instances: the
+/// initial fast state (`ever` only where a hook sets its bits: the runtime
+/// reads no other, vigil/abi.h).
+void Instrumenter::emitEagerInit(IRBuilder<> &B, unsigned G) {
+  for (unsigned AI : Groups[G].Eager) {
+    Value *Inst = instance(B, AI);
+    B.CreateStore(B.getInt8(1), at(B, Inst, VIGIL_HDR_FAST));
+    if (Host[AI][0]->EverRead)
+      B.CreateStore(ConstantInt::get(I64, 0), at(B, Inst, VIGIL_HDR_EVER));
+  }
+}
+
+/// The outermost exit's look at each eager instance (vigil_fast_end),
+/// along two chains of blocks: the clean one, while no instance needs the
+/// runtime, and the other once one does (it ends in Settle); a pass is
+/// counted with one compare on both.  Leaves B at the end of the clean
+/// chain.
+void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) {
+  Function *F = B.GetInsertBlock()->getParent();
+  const std::vector<unsigned> &Eager = Groups[G].Eager;
+  // Asked[i]: the other chain's block for instance i (Asked[n]: Settle).
+  std::vector<BasicBlock *> Asked(Eager.size() + 1, Settle);
+  for (size_t I = 0; I < Eager.size(); ++I)
+    Asked[I] = BasicBlock::Create(C, "eager.asked", F);
+  IRBuilder<> AB(C);
+  for (size_t I = 0; I < Eager.size(); ++I) {
+    unsigned AI = Eager[I];
+    const HostAlt &H = *Host[AI][0];
+    Value *Inst = instance(B, AI);
+    uint8_t Done = uint8_t(vigil_fast_done(&H.M));
+    // the other chain: count a pass, nothing else to decide
+    AB.SetInsertPoint(Asked[I]);
+    BasicBlock *APass = BasicBlock::Create(C, "eager.asked.pass", F);
+    Value *AFs = AB.CreateLoad(I8, at(AB, Inst, VIGIL_HDR_FAST));
+    AB.CreateCondBr(AB.CreateICmpEQ(AFs, AB.getInt8(Done)), APass, Asked[I + 1]);
+    AB.SetInsertPoint(APass);
+    bump(AB, I64, at(AB, Inst, VIGIL_HDR_PASSES), 1);
+    AB.CreateBr(Asked[I + 1]);
+    // the clean chain
+    std::vector<uint8_t> Row(VIGIL_FAST_OUTSIDE + 1, VIGIL_END_RUNTIME);
+    for (unsigned Fs = 0; Fs < Row.size(); ++Fs)
+      Row[Fs] = uint8_t(vigil_fast_end(&H.M, Fs));
+    BasicBlock *Pass = BasicBlock::Create(C, "eager.pass", F);
+    BasicBlock *Other = BasicBlock::Create(C, "eager.other", F);
+    BasicBlock *Next = BasicBlock::Create(C, "eager.next", F);
+    Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
+    B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(Done)), Pass, Other,
+                   MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Pass);
+    bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
+    B.CreateBr(Next);
+    B.SetInsertPoint(Other);
+    LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast.again");
+    Again->setAtomic(AtomicOrdering::Monotonic); // as in emitSwitch
+    Again->setAlignment(Align(1));
+    Value *End = lookup(B, Row, Again);
+    B.CreateCondBr(B.CreateICmpEQ(End, B.getInt8(VIGIL_END_RUNTIME)),
+                   Asked[I + 1], Next);
+    B.SetInsertPoint(Next);
+  }
+}
+
+/// A nested entry of an anchored group: a nesting unless its frame is not
+/// below an intact recorded frame; then the runtime decides (and closes an
+/// abandoned bound, vigil/abi.h "Abandoned bounds").
+void Instrumenter::emitNestedEntry(IRBuilder<> &B, unsigned G, Value *Bound,
+                                   Value *Frame, Value *D, BasicBlock *Ret) {
+  Function *F = B.GetInsertBlock()->getParent();
+  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+  if (Groups[G].Anchored) {
+    Value *FrameP = at(B, Bound, offsetof(vigil_bound, frame));
+    Value *ReturnP = at(B, Bound, offsetof(vigil_bound, frame_return));
+    BasicBlock *Check = BasicBlock::Create(C, "below", F);
+    BasicBlock *Nest = BasicBlock::Create(C, "nest", F);
+    BasicBlock *Ask = BasicBlock::Create(C, "abandoned?", F);
+    Value *Old = B.CreateLoad(Ptr, FrameP);
+    Value *Below = B.CreateICmpULT(B.CreatePtrToInt(Frame, I64),
+                                   B.CreatePtrToInt(Old, I64));
+    B.CreateCondBr(Below, Check, Ask, MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Check);
+    Value *Intact = B.CreateICmpEQ(B.CreateLoad(Ptr, Old),
+                                   B.CreateLoad(Ptr, ReturnP));
+    B.CreateCondBr(Intact, Nest, Ask, MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Ask);
+    const Group &Gr = Groups[G];
+    if (Gr.Eager.empty())
+      B.CreateCall(BoundEnterFn, {Bound, B.getInt32(0), Frame});
+    else
+      B.CreateCall(BoundEnterEagerFn,
+                   {Bound, Frame, B.getInt32(Gr.Eager.size()), Gr.EagerAs,
+                    eagerInstances(B, G)});
+    B.CreateBr(Ret);
+    B.SetInsertPoint(Nest);
+  }
+  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), DepthP);
+  B.CreateBr(Ret);
+}
+
 /// The entry of a per-thread bound, with the frame that enters it (null
-/// unless the group is anchored: then a nested entry that is not below an
-/// intact recorded frame asks the runtime, which closes the abandoned bound;
-/// vigil/abi.h "Abandoned bounds").
+/// unless the group is anchored).  The outermost entry initialises the
+/// eager instances, opens the bound (gen odd) and, where some member is
+/// touched late, empties the touched list.
 Function *Instrumenter::enterHook(unsigned G) {
   if (Groups[G].Global)
     return globalEnterHook(G); // HooksGlobal.cpp
@@ -292,80 +438,158 @@ Function *Instrumenter::enterHook(unsigned G) {
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, G);
   Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
-  Value *FrameP = at(B, Bound, offsetof(vigil_bound, frame));
-  Value *ReturnP = at(B, Bound, offsetof(vigil_bound, frame_return));
   Value *D = B.CreateLoad(I32, DepthP);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Nested);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Nested,
+                 MDBuilder(C).createLikelyBranchWeights());
   B.SetInsertPoint(First);
-  B.CreateStore(B.getInt32(1), DepthP);
-  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
-  B.CreateStore(ConstantPointerNull::get(Ptr),
-                at(B, Bound, offsetof(vigil_bound, touched)));
-  if (Groups[G].Anchored) {
-    B.CreateStore(Frame, FrameP);
-    B.CreateStore(B.CreateLoad(Ptr, Frame, "vigil.return"), ReturnP);
+  if (Groups[G].Anchored) { // first: the frame is not kept across a call
+    B.CreateStore(Frame, at(B, Bound, offsetof(vigil_bound, frame)));
+    B.CreateStore(B.CreateLoad(Ptr, Frame, "vigil.return"),
+                  at(B, Bound, offsetof(vigil_bound, frame_return)));
   }
+  if (Groups[G].Entries) {
+    // gen counts entries from ~0: the thread's first makes it 0 and
+    // registers the eager instances (still outside: nothing is ended)
+    Value *GenP = at(B, Bound, offsetof(vigil_bound, gen));
+    Value *Gen = B.CreateAdd(B.CreateLoad(I64, GenP), B.getInt64(1));
+    B.CreateStore(Gen, GenP);
+    BasicBlock *Register = BasicBlock::Create(C, "register", F);
+    BasicBlock *Init = BasicBlock::Create(C, "init", F);
+    B.CreateCondBr(B.CreateICmpEQ(Gen, B.getInt64(0)), Register, Init,
+                   MDBuilder(C).createUnlikelyBranchWeights());
+    B.SetInsertPoint(Register);
+    B.CreateCall(settleEagerHook(G));
+    B.CreateBr(Init);
+    B.SetInsertPoint(Init);
+  }
+  emitEagerInit(B, G);
+  B.CreateStore(B.getInt32(1), DepthP);
+  if (!Groups[G].Entries)
+    bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // odd inside
+  if (Groups[G].HasLazy || Groups[G].Eager.empty())
+    B.CreateStore(ConstantPointerNull::get(Ptr),
+                  at(B, Bound, offsetof(vigil_bound, touched)));
   B.CreateBr(Ret);
   B.SetInsertPoint(Nested);
-  if (Groups[G].Anchored) {
-    BasicBlock *Check = BasicBlock::Create(C, "below", F);
-    BasicBlock *Nest = BasicBlock::Create(C, "nest", F);
-    BasicBlock *Ask = BasicBlock::Create(C, "abandoned?", F);
-    Value *Old = B.CreateLoad(Ptr, FrameP);
-    Value *Below = B.CreateICmpULT(B.CreatePtrToInt(Frame, I64),
-                                   B.CreatePtrToInt(Old, I64));
-    B.CreateCondBr(Below, Check, Ask, MDBuilder(C).createLikelyBranchWeights());
-    B.SetInsertPoint(Check);
-    Value *Intact = B.CreateICmpEQ(B.CreateLoad(Ptr, Old),
-                                   B.CreateLoad(Ptr, ReturnP));
-    B.CreateCondBr(Intact, Nest, Ask, MDBuilder(C).createLikelyBranchWeights());
-    B.SetInsertPoint(Ask);
-    B.CreateCall(BoundEnterFn, {Bound, B.getInt32(0), Frame});
-    B.CreateBr(Ret);
-    B.SetInsertPoint(Nest);
-  }
-  B.CreateStore(B.CreateAdd(D, B.getInt32(1)), DepthP);
+  B.CreateCall(nestHook(G), {Frame});
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
   return Groups[G].Enter = F;
 }
 
+/// A function of its own, never inlined, for what a bound's hooks do
+/// rarely (nesting): the hot path then loads depth once, into its compare
+/// (cmpl $0, depth), and keeps no register for it.
+Function *Instrumenter::coldHook(const Twine &Name, ArrayRef<Type *> Params) {
+  Function *F = newHook(Name, Params);
+  F->removeFnAttr(Attribute::AlwaysInline);
+  F->addFnAttr(Attribute::NoInline);
+  F->addFnAttr(Attribute::Cold);
+  return F;
+}
+
+/// __vigil_bound_settle_eager for group G, out of line: the array of its
+/// eager instances lives in this cold function's frame, not in the bound
+/// function's.
+Function *Instrumenter::settleEagerHook(unsigned G) {
+  std::string Name = "__vigil_fast_settle." + std::to_string(G);
+  if (Function *F = M.getFunction(Name))
+    return F;
+  Function *F = coldHook(Name, {});
+  IRBuilder<> B(BasicBlock::Create(C, "entry", F));
+  const Group &Gr = Groups[G];
+  B.CreateCall(BoundSettleEagerFn, {groupPtr(B, G), B.getInt32(Gr.Eager.size()),
+                                    Gr.EagerAs, eagerInstances(B, G)});
+  B.CreateRetVoid();
+  return F;
+}
+
+/// A nested entry (depth > 0), out of line.
+Function *Instrumenter::nestHook(unsigned G) {
+  Function *F = coldHook("__vigil_fast_nest." + Twine(G), {Ptr});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  Value *D = B.CreateLoad(I32, at(B, Bound, offsetof(vigil_bound, depth)));
+  emitNestedEntry(B, G, Bound, F->getArg(0), D, Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return F;
+}
+
+/// An exit that is not the outermost one (depth > 1, or 0: an exit whose
+/// entry was not seen), out of line.
+Function *Instrumenter::unnestHook(unsigned G) {
+  Function *F = coldHook("__vigil_fast_unnest." + Twine(G), {});
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Dec = BasicBlock::Create(C, "leave", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *DepthP = at(B, groupPtr(B, G), offsetof(vigil_bound, depth));
+  Value *D = B.CreateLoad(I32, DepthP);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Dec);
+  B.SetInsertPoint(Dec);
+  B.CreateStore(B.CreateSub(D, B.getInt32(1)), DepthP);
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return F;
+}
+
+/// The exit of a per-thread bound.  The outermost exit (the common case,
+/// tested first) looks at the eager instances, calls the runtime when one
+/// of them or a touched instance still needs a look, and closes the bound:
+/// eager instances outside, gen even, depth 0.  As __vigil_bound_exit,
+/// depth stays 1 while the runtime settles (a handler re-entering the bound
+/// nests in it).
 Function *Instrumenter::exitHook(unsigned G) {
   if (Groups[G].Global)
     return globalExitHook(G); // HooksGlobal.cpp
   if (Groups[G].Exit)
     return Groups[G].Exit;
+  const Group &Gr = Groups[G];
   Function *F = newHook("__vigil_fast_exit." + Twine(G), {});
   BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
-  BasicBlock *Check = BasicBlock::Create(C, "inside", F);
+  BasicBlock *Inner = BasicBlock::Create(C, "inner", F);
   BasicBlock *Outer = BasicBlock::Create(C, "outermost", F);
   BasicBlock *Settle = BasicBlock::Create(C, "settle", F);
   BasicBlock *Close = BasicBlock::Create(C, "close", F);
-  BasicBlock *Dec = BasicBlock::Create(C, "leave", F);
   BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, G);
   Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
   Value *D = B.CreateLoad(I32, DepthP);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Ret, Check);
-  B.SetInsertPoint(Check);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Dec);
+  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Inner,
+                 MDBuilder(C).createLikelyBranchWeights());
+  B.SetInsertPoint(Inner);
+  B.CreateCall(unnestHook(G));
+  B.CreateBr(Ret);
   B.SetInsertPoint(Outer);
-  // As __vigil_bound_exit: depth stays 1 while the runtime settles (a
-  // handler re-entering the bound nests in it).
+  emitEagerEnd(B, G, Settle);
   Value *PendingP = at(B, Bound, offsetof(vigil_bound, pending));
-  Value *P = B.CreateLoad(I32, PendingP);
-  B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close);
+  if (Gr.Entries) { // nothing is ever pending (vigil/abi.h)
+    B.CreateBr(Close);
+  } else {
+    Value *P = B.CreateLoad(I32, PendingP);
+    B.CreateCondBr(B.CreateICmpNE(P, B.getInt32(0)), Settle, Close,
+                   MDBuilder(C).createUnlikelyBranchWeights());
+  }
   B.SetInsertPoint(Settle);
-  B.CreateCall(BoundSettleFn, {Bound});
+  if (Gr.Eager.empty())
+    B.CreateCall(BoundSettleFn, {Bound});
+  else
+    B.CreateCall(settleEagerHook(G));
+  B.CreateStore(B.getInt32(0), PendingP);
   B.CreateBr(Close);
   B.SetInsertPoint(Close);
-  B.CreateStore(B.getInt32(0), PendingP);
-  bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
-  B.CreateBr(Dec);
-  B.SetInsertPoint(Dec);
-  B.CreateStore(B.CreateSub(D, B.getInt32(1)), DepthP);
+  for (unsigned AI : Gr.Eager)
+    B.CreateStore(B.getInt8(VIGIL_FAST_OUTSIDE),
+                  at(B, instance(B, AI), VIGIL_HDR_FAST));
+  if (!Gr.Entries)
+    bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
+  B.CreateStore(B.getInt32(0), DepthP);
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
@@ -384,11 +608,21 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
                               ArrayRef<std::pair<unsigned, Value *>> Caps,
                               BasicBlock *Slow, BasicBlock *Ret) {
   Function *F = B.GetInsertBlock()->getParent();
-  SwitchInst *Sw = B.CreateSwitch(St.Fs, Slow);
+  // The happy path's case is tested first on its own load, which then has
+  // one use and folds into the compare (cmpb $state, %fs:fast); the switch
+  // reloads the state (an atomic load, which LLVM does not merge with the
+  // first) rather than keeping it in a register for the rare cases.
+  BasicBlock *Head = B.GetInsertBlock();
+  BasicBlock *SwBB = BasicBlock::Create(C, "switch", F);
+  B.SetInsertPoint(SwBB);
+  LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + St.Alt), "fast.again");
+  Again->setAtomic(AtomicOrdering::Monotonic);
+  Again->setAlignment(Align(1));
+  SwitchInst *Sw = B.CreateSwitch(Again, Slow);
+  std::vector<std::pair<unsigned, BasicBlock *>> HotCases;
   std::map<std::pair<uint8_t, bool>, BasicBlock *> Cases; // (entry, hot)
   unsigned DoneState = Host[A][St.Alt]->Au.nstates + 1u;
   bool Single = As[A].Alternatives.size() == 1;
-  unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
   const HostAlt &H = *Host[A][St.Alt];
   bool Pre = S != SymSite && ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1);
   std::vector<uint32_t> Weights{1}; // the default: the runtime
@@ -423,7 +657,7 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
       if (V != VIGIL_FAST_IGNORE) {
         if (S == SymSite)
           for (auto &[I, W] : Caps)
-            CB.CreateStore(W, at(CB, Inst, Off + 8 * I));
+            storeCapture(CB, A, I, W, Inst);
         CB.CreateStore(CB.getInt8(V), at(CB, Inst, VIGIL_HDR_FAST + St.Alt));
         if (Pre) {
           Value *EverP = at(CB, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
@@ -431,11 +665,11 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
                                      ConstantInt::get(I64, uint64_t(1) << S)),
                          EverP);
         }
-        if (V == DoneState && Single) {
+        if (V == DoneState && Single && !Eager[A]) { // eager: the exit counts
           CB.CreateStore(ConstantInt::get(I8, 1), at(CB, Inst, VIGIL_HDR_SETTLED));
           bump(CB, I64, at(CB, Inst, VIGIL_HDR_PASSES), 1);
           bump(CB, I32, at(CB, Bound, offsetof(vigil_bound, pending)), -1);
-        } else if (V == DoneState) {
+        } else if (V == DoneState && !Single) {
           emitOrSettle(CB, Bound, Inst); // HooksOr.cpp
         }
       }
@@ -443,10 +677,84 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
     }
     Sw->addCase(B.getInt8(uint8_t(Fs)), BB);
     Weights.push_back(Hot ? 1000 : 1);
+    if (Hot)
+      HotCases.push_back({Fs, BB});
+  }
+  B.SetInsertPoint(Head);
+  if (HotCases.size() == 1)
+    B.CreateCondBr(B.CreateICmpEQ(St.Fs, B.getInt8(uint8_t(HotCases[0].first))),
+                   HotCases[0].second, SwBB,
+                   MDBuilder(C).createLikelyBranchWeights());
+  else
+    B.CreateBr(SwBB);
+  if (Eager[A]) { // outside the bound
+    Sw->addCase(B.getInt8(VIGIL_FAST_OUTSIDE), Ret);
+    Weights.push_back(1);
   }
   // A case on the happy path dominates: LLVM tests it first (switch
   // peeling) instead of starting with a jump table or bit tests.
   Sw->setMetadata(LLVMContext::MD_prof, MDBuilder(C).createBranchWeights(Weights));
+}
+
+/// An eager instance's event without captured values: the happy path's
+/// case peeled (cmpb, jne, movb), every other state one table load, whose
+/// entry is the state to store, the state itself where the row ignores the
+/// event (done, outside the bound: storing it changes nothing, and an
+/// eager instance has no bookkeeping on "done"), or 0 for the runtime.
+/// Five instructions for any state instead of a compare chain, bit tests
+/// or a jump table.  The `ever` bit is set with every step that is not the
+/// runtime's (in "done" or outside the bound nothing reads it before the
+/// next window or entry clears it).
+void Instrumenter::emitEagerStep(IRBuilder<> &B, unsigned A, unsigned S,
+                                 Value *Inst, const Step &St, BasicBlock *Slow,
+                                 BasicBlock *Ret) {
+  Function *F = B.GetInsertBlock()->getParent();
+  const HostAlt &H = *Host[A][St.Alt];
+  bool Pre = ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1);
+  std::vector<uint8_t> Row(256, VIGIL_FAST_SLOW);
+  int HotFs = -1, Hots = 0;
+  for (unsigned Fs = 0; Fs < 256; ++Fs) {
+    uint8_t V = Fs < St.Row.size() ? St.Row[Fs] : uint8_t(VIGIL_FAST_SLOW);
+    Row[Fs] = V == VIGIL_FAST_IGNORE ? uint8_t(Fs) : V;
+    if (Fs == VIGIL_FAST_OUTSIDE)
+      Row[Fs] = uint8_t(Fs);
+    if (Fs >= 1 && Fs <= H.Au.nstates && H.HotSym[Fs - 1] == S &&
+        V != VIGIL_FAST_IGNORE && V != VIGIL_FAST_SLOW && V != Fs)
+      HotFs = int(Fs), ++Hots;
+  }
+  auto Store = [&](IRBuilder<> &CB, Value *V) {
+    CB.CreateStore(V, at(CB, Inst, VIGIL_HDR_FAST + St.Alt));
+    if (Pre) {
+      Value *EverP = at(CB, Inst, VIGIL_HDR_EVER + 8 * St.Alt);
+      CB.CreateStore(CB.CreateOr(CB.CreateLoad(I64, EverP),
+                                 ConstantInt::get(I64, uint64_t(1) << S)),
+                     EverP);
+    }
+    CB.CreateBr(Ret);
+  };
+  BasicBlock *Rest = BasicBlock::Create(C, "table", F);
+  if (Hots == 1) {
+    BasicBlock *Hot = BasicBlock::Create(C, "hot", F);
+    B.CreateCondBr(B.CreateICmpEQ(St.Fs, B.getInt8(uint8_t(HotFs))), Hot, Rest,
+                   MDBuilder(C).createLikelyBranchWeights());
+    IRBuilder<> HB(Hot);
+    Store(HB, HB.getInt8(Row[HotFs]));
+  } else {
+    B.CreateBr(Rest);
+  }
+  B.SetInsertPoint(Rest);
+  Value *Fs = St.Fs; // without a peeled case its load has this one use
+  if (Hots == 1) {
+    LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + St.Alt), "fast.again");
+    Again->setAtomic(AtomicOrdering::Monotonic); // as in emitSwitch
+    Again->setAlignment(Align(1));
+    Fs = Again;
+  }
+  Value *Next = lookup(B, Row, Fs);
+  BasicBlock *Go = BasicBlock::Create(C, "step", F);
+  B.CreateCondBr(B.CreateICmpEQ(Next, B.getInt8(VIGIL_FAST_SLOW)), Slow, Go);
+  B.SetInsertPoint(Go);
+  Store(B, Next);
 }
 
 /// The inline hook of symbol S; its parameters are the symbol's slot words.
@@ -466,12 +774,18 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, GroupOf[A]);
   Value *Inst = instance(B, A);
-  emitTouch(B, A, Bound, Inst, Slow, Ret);
+  if (!Eager[A]) // an eager instance is ready (and outside: ignored)
+    emitTouch(B, A, Bound, Inst, Slow, Ret);
   std::vector<Step> Steps = emitSteps(B, A, S, Inst);
   std::vector<std::pair<unsigned, Value *>> Caps;
   for (unsigned I = 0; I < E.Values.size(); ++I)
     if (E.Values[I].Kind == VAL_CAPTURE)
       Caps.push_back({E.Values[I].Index, F->getArg(I)});
+  if (Steps.size() == 1 && Eager[A] && Caps.empty()) {
+    emitEagerStep(B, A, S, Inst, Steps[0], Slow, Ret);
+    Apply->eraseFromParent();
+    return finishEventHook(F, A, S, Bound, Inst, Slow, Ret);
+  }
   if (Steps.size() == 1) {
     emitSwitch(B, A, S, Bound, Inst, Steps[0], Caps, Slow, Ret);
     Apply->eraseFromParent();
@@ -491,6 +805,24 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   return finishEventHook(F, A, S, Bound, Inst, Slow, Ret);
 }
 
+/// The runtime call of hook F, out of line: a cold function with F's
+/// parameters that puts them in a word buffer and calls the runtime
+/// (Call).  In the hook the call passes the words in registers, so the
+/// function the hook is inlined into needs no stack buffer for them (a
+/// frame of its own on every call, for the rare case).
+Function *Instrumenter::slowCall(Function *F, const Twine &Name,
+                                 function_ref<void(IRBuilder<> &, Value *)> Call) {
+  std::vector<Type *> Params(F->arg_size(), I64);
+  Function *G = coldHook(Name, Params);
+  IRBuilder<> B(BasicBlock::Create(C, "entry", G));
+  std::vector<Value *> Words;
+  for (Argument &Arg : G->args())
+    Words.push_back(&Arg);
+  Call(B, wordBuffer(B, Words));
+  B.CreateRetVoid();
+  return G;
+}
+
 /// The runtime call of an event hook and its return.
 Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
                                         Value *Bound, Value *Inst,
@@ -499,8 +831,20 @@ Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);
-  Value *Vals = wordBuffer(B, Words);
-  B.CreateCall(EventFn, {AssertionGVs[A], Bound, Inst, B.getInt32(S), Vals});
+  auto Call = [&](IRBuilder<> &CB, Value *Vals) {
+    CB.CreateCall(EventFn, {AssertionGVs[A], groupPtr(CB, GroupOf[A]),
+                            instance(CB, A), CB.getInt32(S), Vals});
+  };
+  // Out of line only where the runtime is rare (an eager instance: even
+  // without words the hook then sets up no arguments); a late one's hook
+  // calls it in line, as often as not (one call, not two).
+  Function *Out = Eager[A] ? slowCall(F, "__vigil_slow_event." + Twine(A) + "." +
+                                             Twine(S), Call)
+                           : nullptr;
+  if (Out)
+    B.CreateCall(Out, Words);
+  else
+    Call(B, wordBuffer(B, Words));
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();
@@ -523,7 +867,8 @@ Function *Instrumenter::siteHook(unsigned A) {
   IRBuilder<> B(Entry);
   Value *Bound = groupPtr(B, GroupOf[A]);
   Value *Inst = instance(B, A);
-  emitTouch(B, A, Bound, Inst, Slow, Ret);
+  if (!Eager[A])
+    emitTouch(B, A, Bound, Inst, Slow, Ret);
   std::vector<Value *> Args;
   for (unsigned I = 0; I < NCaps; ++I)
     Args.push_back(F->getArg(I));
@@ -549,8 +894,9 @@ Function *Instrumenter::siteHook(unsigned A) {
   B.SetInsertPoint(Apply);
   // Phase 1 -> 2: the captures belong to the instance, then the state.
   unsigned Off = VIGIL_CAPTURES_OFFSET(As[A].Alternatives.size());
+  (void)Off;
   for (unsigned I = 0; I < NCaps; ++I)
-    B.CreateStore(F->getArg(I), at(B, Inst, Off + 8 * I));
+    storeCapture(B, A, I, F->getArg(I), Inst);
   emitApply(B, A, SymSite, Bound, Inst, Steps, Ret);
   return finishSiteHook(F, A, Bound, Inst, Slow, Ret);
 }
@@ -563,7 +909,15 @@ Function *Instrumenter::finishSiteHook(Function *F, unsigned A, Value *Bound,
   std::vector<Value *> Words;
   for (Argument &Arg : F->args())
     Words.push_back(&Arg);
-  B.CreateCall(SiteReachedFn, {AssertionGVs[A], Bound, Inst, wordBuffer(B, Words)});
+  auto Call = [&](IRBuilder<> &CB, Value *Vals) {
+    CB.CreateCall(SiteReachedFn, {AssertionGVs[A], groupPtr(CB, GroupOf[A]),
+                                  instance(CB, A), Vals});
+  };
+  Function *Out = Eager[A] ? slowCall(F, "__vigil_slow_site." + Twine(A), Call) : nullptr;
+  if (Out)
+    B.CreateCall(Out, Words);
+  else
+    Call(B, wordBuffer(B, Words));
   B.CreateBr(Ret);
   B.SetInsertPoint(Ret);
   B.CreateRetVoid();

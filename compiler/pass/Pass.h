@@ -71,6 +71,14 @@ struct Group {
   /// llvm.addressofreturnaddress: the entry passes its frame, so that a
   /// bound left by longjmp is found and closed (runtime/abandon.c).
   bool Anchored = false;
+  /// Eager members (vigil/abi.h "Eager instances"), in the order the
+  /// runtime is given them; EagerAs is the constant array of their
+  /// assertions.  HasLazy: some member is touched late (by its first event).
+  std::vector<unsigned> Eager;
+  llvm::GlobalVariable *EagerAs = nullptr;
+  bool HasLazy = false;
+  /// Every member eager: VIGIL_BOUND_ENTRIES (vigil/abi.h).
+  bool Entries = false;
 };
 
 /// Who looks at one observation point.
@@ -135,7 +143,8 @@ private:
   llvm::StructType *ValueDescTy, *EventDescTy, *StateDescTy, *AutomatonTy,
       *AssertionTy;
   llvm::FunctionCallee BoundEnterFn, BoundExitFn, BoundSettleFn, SiteReachedFn,
-      EventFn, ObjectEventFn, SiteLockedFn, EventLockedFn;
+      EventFn, ObjectEventFn, SiteLockedFn, EventLockedFn, BoundSettleEagerFn,
+      BoundEnterEagerFn;
   bool FastPath = true;
   int Prepared = -1; // prepare(): -1 not yet, else its result
 
@@ -156,6 +165,7 @@ private:
   // Tables.cpp
   std::vector<std::vector<std::unique_ptr<HostAlt>>> Host; // [A][Alt]
   std::vector<bool> Fast;                                  // a->fast
+  std::vector<bool> Eager;                                 // a->eager
   std::vector<llvm::GlobalVariable *> AssertionGVs, InstanceGVs;
   llvm::StringMap<llvm::Constant *> Strings;
 
@@ -183,6 +193,8 @@ private:
   unsigned pointOf(const vigil::Event &E);
   void plan();
   void planGroups();
+  void planEager();
+  bool eagerCandidate(unsigned A) const;
   void warnUnused();
 
   // Tables.cpp
@@ -216,6 +228,8 @@ private:
   void emitApply(llvm::IRBuilder<> &B, unsigned A, unsigned S,
                  llvm::Value *Bound, llvm::Value *Inst,
                  llvm::ArrayRef<Step> Steps, llvm::BasicBlock *Ret);
+  void storeCapture(llvm::IRBuilder<> &B, unsigned A, unsigned I,
+                    llvm::Value *W, llvm::Value *Inst);
   llvm::Value *capturesDiffer(llvm::IRBuilder<> &B, unsigned A,
                               llvm::Value *Inst,
                               llvm::ArrayRef<std::pair<unsigned, llvm::Value *>>
@@ -223,6 +237,23 @@ private:
   llvm::Function *enterHook(unsigned G);
   void keepFrame(llvm::Function &F, unsigned P);
   llvm::Function *exitHook(unsigned G);
+  llvm::Function *coldHook(const llvm::Twine &Name,
+                           llvm::ArrayRef<llvm::Type *> Params);
+  llvm::Function *nestHook(unsigned G);
+  llvm::Function *settleEagerHook(unsigned G);
+  llvm::Function *slowCall(
+      llvm::Function *F, const llvm::Twine &Name,
+      llvm::function_ref<void(llvm::IRBuilder<> &, llvm::Value *)> Call);
+  llvm::Function *unnestHook(unsigned G);
+  llvm::Value *eagerInstances(llvm::IRBuilder<> &B, unsigned G);
+  void emitEagerInit(llvm::IRBuilder<> &B, unsigned G);
+  void emitEagerEnd(llvm::IRBuilder<> &B, unsigned G, llvm::BasicBlock *Settle);
+  void emitNestedEntry(llvm::IRBuilder<> &B, unsigned G, llvm::Value *Bound,
+                       llvm::Value *Frame, llvm::Value *D,
+                       llvm::BasicBlock *Ret);
+  void emitEagerStep(llvm::IRBuilder<> &B, unsigned A, unsigned S,
+                     llvm::Value *Inst, const Step &St, llvm::BasicBlock *Slow,
+                     llvm::BasicBlock *Ret);
   void emitSwitch(llvm::IRBuilder<> &B, unsigned A, unsigned S,
                   llvm::Value *Bound, llvm::Value *Inst, const Step &St,
                   llvm::ArrayRef<std::pair<unsigned, llvm::Value *>> Caps,

@@ -128,6 +128,60 @@ void Instrumenter::planGroups() {
   }
 }
 
+/// An instance the bound's entry may initialise: per-thread, inline, one
+/// alternative taking its steps inline (vigil/abi.h "Eager instances"), in
+/// guideline mode.  Strict mode checks a bound in which an event happened
+/// even if the site was not reached, and an eager instance cannot tell an
+/// empty bound from one whose events left its state where it began (a
+/// self-loop); conditional mode may hand a state before the site back after
+/// a pass, so only the runtime could end it, at every exit.
+bool Instrumenter::eagerCandidate(unsigned A) const {
+  return Fast[A] && As[A].Kind == AK_INLINE && As[A].Locality == PERTHREAD &&
+         As[A].Mode == vigil::MODE_GUIDELINE &&
+         As[A].Alternatives.size() == 1 && Host[A][0]->Eligible;
+}
+
+/// Which members of each per-thread group are eager.  An eager instance
+/// costs every bound of its group a store at the entry and a test and a
+/// store at the exit, whether its events happen or not; a late one costs
+/// its events a generation check and a touch, but nothing in bounds where
+/// they do not happen.  So a group's candidates are all eager while there
+/// are few of them (MaxEager), and otherwise only those whose site is in
+/// the bound's own function (it is reached in most bounds: benchmark A with
+/// 1000 inactive assertions elsewhere keeps A eager).
+void Instrumenter::planEager() {
+  const unsigned MaxEager = 4;
+  Eager.assign(As.size(), false);
+  std::vector<std::string> SiteFn(As.size());
+  for (auto &[CI, Id] : Sites)
+    if (Id >= 0)
+      SiteFn[Id] = CI->getFunction()->getName().str();
+  for (unsigned G = 0; G < Groups.size(); ++G) {
+    if (Groups[G].Global)
+      continue;
+    std::vector<unsigned> Cands, Own;
+    for (unsigned AI = 0; AI < As.size(); ++AI) {
+      if (As[AI].Kind == AK_STRUCT || GroupOf[AI] != G)
+        continue;
+      if (!eagerCandidate(AI)) {
+        Groups[G].HasLazy = true;
+        continue;
+      }
+      Cands.push_back(AI);
+      if (SiteFn[AI] == Groups[G].Start->Function)
+        Own.push_back(AI);
+    }
+    const std::vector<unsigned> &Pick = Cands.size() <= MaxEager ? Cands : Own;
+    for (unsigned AI : Pick)
+      if (Groups[G].Eager.size() < MaxEager) {
+        Eager[AI] = true;
+        Groups[G].Eager.push_back(AI);
+      }
+    Groups[G].HasLazy |= Groups[G].Eager.size() < Cands.size();
+    Groups[G].Entries = !Groups[G].Eager.empty() && !Groups[G].HasLazy;
+  }
+}
+
 void Instrumenter::plan() {
   for (const Assertion &A : As)
     for (const vigil::Event &E : A.Symbols)

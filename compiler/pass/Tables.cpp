@@ -152,7 +152,7 @@ void Instrumenter::makeTypes() {
       "vigil.automaton");
   AssertionTy = StructType::create(C,
                                    {Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, I8,
-                                    I8, I8, I8, I8, I8, I8, I8, Pad(4)},
+                                    I8, I8, I8, I8, I8, I8, I8, I8, Pad(3)},
                                    "vigil.assertion");
   // The globals must have the C layout on this target (LP64).
   std::pair<StructType *, uint64_t> Sizes[] = {
@@ -336,7 +336,7 @@ void Instrumenter::emitTables() {
              b8(I8, A.Free.size()), b8(I8, Fast[AI]),
              b8(I8, A.Kind == AK_STRUCT ? VIGIL_KIND_STRUCT
                                         : VIGIL_KIND_INLINE),
-             Pad(4)}),
+             b8(I8, Eager[AI]), Pad(3)}),
         P);
     AGV->setAlignment(Align(8));
     AssertionGVs.push_back(AGV);
@@ -359,19 +359,42 @@ void Instrumenter::emitStorage() {
       continue;
     }
     unsigned N = VIGIL_INSTANCE_BYTES(A.Alternatives.size(), A.Captures.size());
+    // An eager instance starts outside its bound (vigil/abi.h).
+    std::vector<uint8_t> Init(N, 0);
+    if (Eager[AI])
+      Init[VIGIL_HDR_FAST] = VIGIL_FAST_OUTSIDE;
+    Constant *InitC = Eager[AI] ? ConstantDataArray::get(C, ArrayRef<uint8_t>(Init))
+                                : (Constant *)Zero(N);
     auto *IGV = new GlobalVariable(
-        M, ArrayType::get(I8, N), false, GlobalValue::InternalLinkage, Zero(N),
+        M, ArrayType::get(I8, N), false, GlobalValue::InternalLinkage, InitC,
         "vigil.a" + Twine(AI) + ".instance", nullptr,
         TLS(A.Locality == GLOBAL));
     IGV->setAlignment(Align(64));
     InstanceGVs.push_back(IGV);
   }
   for (unsigned G = 0; G < Groups.size(); ++G) {
+    // With eager members the bound starts with pending = 1: the first exit
+    // on each thread calls the runtime, which registers them; with only
+    // eager members gen counts entries from ~0 and the first entry does
+    // (vigil/abi.h VIGIL_BOUND_ENTRIES).
+    vigil_bound Init{};
+    Init.pending = !Groups[G].Eager.empty() && !Groups[G].Entries ? 1 : 0;
+    Init.gen = Groups[G].Entries ? ~uint64_t(0) : 0;
+    Init.flags = Groups[G].Entries ? VIGIL_BOUND_ENTRIES : 0;
+    Constant *InitC = ConstantDataArray::get(
+        C, ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(&Init), sizeof Init));
     Groups[G].GV = new GlobalVariable(
         M, ArrayType::get(I8, sizeof(vigil_bound)), false,
-        GlobalValue::InternalLinkage, Zero(sizeof(vigil_bound)),
+        GlobalValue::InternalLinkage,
+        Groups[G].Eager.empty() ? (Constant *)Zero(sizeof(vigil_bound)) : InitC,
         "vigil.bound" + Twine(G), nullptr, TLS(Groups[G].Global));
     Groups[G].GV->setAlignment(Align(64));
+    std::vector<Constant *> EagerAs;
+    for (unsigned AI : Groups[G].Eager)
+      EagerAs.push_back(AssertionGVs[AI]);
+    if (!EagerAs.empty())
+      Groups[G].EagerAs = cast<GlobalVariable>(
+          table(Ptr, EagerAs, "vigil.bound" + Twine(G) + ".eager"));
   }
 }
 

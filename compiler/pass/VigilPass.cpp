@@ -136,11 +136,14 @@ bool Instrumenter::run() {
   ObjectEventFn = Fn("__vigil_object_event", {Ptr, I32, Ptr});
   SiteLockedFn = Fn("__vigil_site_locked", {Ptr, Ptr, Ptr, Ptr});
   EventLockedFn = Fn("__vigil_event_locked", {Ptr, Ptr, Ptr, I32, Ptr});
+  BoundSettleEagerFn = Fn("__vigil_bound_settle_eager", {Ptr, I32, Ptr, Ptr});
+  BoundEnterEagerFn = Fn("__vigil_bound_enter_eager", {Ptr, Ptr, I32, Ptr, Ptr});
 
   makeTypes();
   warnUnused();
   plan();
   buildHost();
+  planEager();
   emitTables();
   emitStorage();
 

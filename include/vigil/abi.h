@@ -40,7 +40,7 @@
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 6
+#define VIGIL_ABI_VERSION 7
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -76,7 +76,19 @@ struct vigil_bound {
                           the outermost entry's return address is kept (its
                           frame), or null; see "Abandoned bounds" below  */
   const void *frame_return; /* the return address *frame held then         */
-  uint64_t reserved[2];
+  uint32_t flags;      /* enum vigil_bound_flags: its thread-local initial
+                          value, set by the pass                            */
+  uint32_t reserved0;
+  uint64_t reserved[1];
+};
+enum vigil_bound_flags {
+  /* Every member of the group is an eager instance ("Eager instances"):
+   * gen counts the outermost entries, starting from ~0 (the thread's first
+   * entry makes it 0 and registers the eager instances with
+   * __vigil_bound_settle_eager before initialising them); the exit neither
+   * bumps gen nor reads pending (nothing is ever pending), and nothing is
+   * ever on the touched list. */
+  VIGIL_BOUND_ENTRIES = 1u << 0
 };
 /*
  * Abandoned bounds.  A longjmp out of a bound function skips its exit, and
@@ -127,6 +139,28 @@ struct vigil_bound {
  * instance in the same bound, undoes it (settled = 0, passes -= 1,
  * pending += 1) and turns dead fast states into its own lazy failures
  * first, so its end of the bound decides as if it had seen every step.
+ * Eager instances (vigil_assertion.eager; per-thread, one alternative,
+ * inline, guideline mode).  In a small bound group the pass initialises the instance at
+ * every outermost entry instead of touching it at its first event, so its
+ * hooks skip the generation check and the touch, and nothing on its inline
+ * path counts anything:
+ *   outermost entry:  fast[0] = 1 (ever[0] = 0 where a hook sets ever bits);
+ *   events, site:     the table step alone; VIGIL_FAST_OUTSIDE is ignored;
+ *                     "done" sets nothing else (no settled, passes, pending);
+ *   outermost exit:   per eager instance, vigil_fast_end(fast[0]): PASS adds
+ *                     one to passes, QUIET nothing, RUNTIME (or pending != 0)
+ *                     calls __vigil_bound_settle_eager, which ends those
+ *                     instances and the touched list; then fast[0] =
+ *                     VIGIL_FAST_OUTSIDE for each.
+ * An eager instance is never on the touched list and never in pending.  Its
+ * header's gen is set by the runtime when it first looks at the instance in
+ * a bound (it then resets bytes 40..43 only), and its `bounds` statistic is
+ * derived from the group's gen: every bound of the group on the thread.
+ * The group's bound starts with pending = 1 (its thread-local initial
+ * value) so that the first exit on each thread calls the runtime, which
+ * registers the eager instances for the statistics; a group of eager
+ * instances only registers them at the first entry instead and has no
+ * pending count at all (VIGIL_BOUND_ENTRIES).
  */
 /*
  * Global groups inline.  A global group's bound and instances are shared by
@@ -303,7 +337,9 @@ struct vigil_assertion {
   uint8_t nfree;
   uint8_t fast;                          /* 1: the pass inlined its fast path */
   uint8_t kind;                          /* enum vigil_assertion_kind     */
-  uint8_t reserved[4];
+  uint8_t eager;                         /* 1: an eager instance ("Eager
+                                            instances" above)            */
+  uint8_t reserved[3];
 };
 
 #ifdef __cplusplus
@@ -327,6 +363,22 @@ void __vigil_bound_exit(struct vigil_bound *bound, int global);
  * in the bound), then sets pending = 0, bumps gen and sets depth = 0.  A
  * global group's inline exit calls it holding the bound's lock. */
 void __vigil_bound_settle(struct vigil_bound *bound);
+/* The same for a group with eager instances: `n` eager instances `insts`
+ * of the assertions `as` (every eager member of the group, in the pass's
+ * order).  The runtime registers them on their thread's first call, ends
+ * those whose vigil_fast_end is RUNTIME, settles the touched list when
+ * pending != 0 and sets pending = 0; the exit hook then counts nothing. */
+void __vigil_bound_settle_eager(struct vigil_bound *bound, uint32_t n,
+                                struct vigil_assertion *const *as,
+                                void *const *insts);
+/* A nested entry of an anchored group with eager instances that the inline
+ * check could not call a nesting (vigil/abi.h "Abandoned bounds"): as
+ * __vigil_bound_enter, and when the bound was abandoned the eager
+ * instances that had begun (fast[0] not 1, done or outside) are dropped and
+ * counted, and each is initialised for the new bound. */
+void __vigil_bound_enter_eager(struct vigil_bound *bound, void *const *frame,
+                               uint32_t n, struct vigil_assertion *const *as,
+                               void *const *insts);
 void __vigil_site_reached(struct vigil_assertion *a, struct vigil_bound *bound,
                           void *instance, const uint64_t *captures);
 void __vigil_event(struct vigil_assertion *a, struct vigil_bound *bound,

@@ -30,6 +30,13 @@
 
 #define VIGIL_FAST_SLOW 0u
 #define VIGIL_FAST_IGNORE 0xffu
+/* An eager instance (vigil/abi.h) outside its bound: every event ignores it. */
+#define VIGIL_FAST_OUTSIDE 0xfeu
+
+/* vigil_fast_end: what the outermost exit does with an eager instance. */
+#define VIGIL_END_RUNTIME 0u /* the runtime ends it (checks, reports)      */
+#define VIGIL_END_QUIET 1u   /* nothing: its site was not reached          */
+#define VIGIL_END_PASS 2u    /* checked and passed: one more pass          */
 
 /* The facts about one alternative the decision needs. */
 struct vigil_fast_model {
@@ -44,7 +51,7 @@ static inline unsigned vigil_fast_done(const struct vigil_fast_model *m) {
 
 static inline int vigil_fast_eligible(const struct vigil_fast_model *m) {
   return (m->automaton->flags & VIGIL_AF_FAST) &&
-         m->automaton->nstates + 1u < 0xffu;
+         m->automaton->nstates + 1u < VIGIL_FAST_OUTSIDE;
 }
 
 static inline unsigned vigil_fast__enter(const struct vigil_fast_model *m,
@@ -160,6 +167,26 @@ static inline unsigned vigil_fast_site_or(const struct vigil_fast_model *m,
       a->next[d * m->nsymbols + VIGIL_SYM_SITE] == VIGIL_NO_STATE)
     return a->nstates + 2u + d;
   return r;
+}
+
+/* The end of the bound for an eager instance in fast state f.  QUIET only
+ * in guideline mode for a state before the site: the runtime would find no
+ * check, report nothing and count no pass (a pre-site fast state means the
+ * site was not reached in this bound: the runtime hands back a pre-site
+ * state only while no check exists).  Every other state asks the runtime. */
+static inline unsigned vigil_fast_end(const struct vigil_fast_model *m,
+                                      unsigned f) {
+  const struct vigil_automaton *a = m->automaton;
+  if (f == VIGIL_FAST_OUTSIDE)
+    return VIGIL_END_QUIET;
+  if (f == 0 || f > a->nstates + 1u)
+    return VIGIL_END_RUNTIME;
+  if (f == vigil_fast_done(m))
+    return VIGIL_END_PASS;
+  if (m->mode == VIGIL_MODE_GUIDELINE &&
+      !(a->states[f - 1].flags & VIGIL_SF_PAST_SITE))
+    return VIGIL_END_QUIET;
+  return VIGIL_END_RUNTIME;
 }
 
 #endif /* VIGIL_FASTPATH_H */

@@ -464,9 +464,13 @@ struct FastPath {
       __atomic_store_n(&B.depth, D - 1, __ATOMIC_RELAXED);
     unlock();
   }
+  bool Eager = false; // vigil/abi.h "Eager instances"
 
-  /// Touching (vigil/abi.h); false: the runtime must be called.
+  /// Touching (vigil/abi.h); false: the runtime must be called.  An eager
+  /// instance is ready.
   bool touch() {
+    if (Eager)
+      return true;
     if (I.gen() == B.gen)
       return true;
     if (I.gen() == 0)
@@ -495,11 +499,14 @@ struct FastPath {
   void apply(const std::vector<unsigned> &R, unsigned S) {
     unsigned N = T.A.nalternatives;
     for (unsigned A = 0; A < N; ++A) {
-      if (R[A] == VIGIL_FAST_IGNORE)
+      if (R[A] == VIGIL_FAST_IGNORE) {
+        if (Eager && S != VIGIL_SYM_SITE) // Hooks.cpp emitEagerStep records it
+          I.ever()[A] |= uint64_t(1) << S;
         continue;
+      }
       I.ever()[A] |= uint64_t(1) << S;
       I.fast()[A] = uint8_t(R[A]);
-      if (N == 1 && R[A] == vigil_fast_done(&T.Models[A])) {
+      if (N == 1 && !Eager && R[A] == vigil_fast_done(&T.Models[A])) {
         I.bytes()[VIGIL_HDR_SETTLED] = 1;
         ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
         --B.pending;
@@ -511,6 +518,34 @@ struct FastPath {
         --B.pending;
       }
     }
+  }
+
+  /// The outermost entry of an eager group: the instance's initial state
+  /// (ever always: the pass clears it where a hook sets its bits, and the
+  /// runtime reads no others), then the bound as the runtime opens it.
+  void enterEager() {
+    if (Eager && B.depth == 0) {
+      I.fast()[0] = 1;
+      I.ever()[0] = 0;
+    }
+    __vigil_bound_enter(&B, 0, nullptr);
+  }
+
+  /// The outermost exit of an eager group (Hooks.cpp exitHook).
+  void exitEager() {
+    if (Eager && B.depth == 1) {
+      unsigned End = vigil_fast_end(&T.Models[0], I.fast()[0]);
+      if (End == VIGIL_END_PASS)
+        ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
+      if (End == VIGIL_END_RUNTIME || B.pending) {
+        vigil_assertion *As[1] = {&T.A};
+        void *Insts[1] = {I.Mem};
+        __vigil_bound_settle_eager(&B, 1, As, Insts);
+        B.pending = 0;
+      }
+      I.fast()[0] = VIGIL_FAST_OUTSIDE;
+    }
+    __vigil_bound_exit(&B, 0);
   }
 
   void event(unsigned S, const uint64_t *V) {
@@ -529,7 +564,7 @@ struct FastPath {
   }
 
   void eventBody(unsigned S, const uint64_t *V) {
-    if (B.depth == 0)
+    if (B.depth == 0 || (Eager && I.fast()[0] == VIGIL_FAST_OUTSIDE))
       return;
     if (!touch()) {
       runtimeEvent(S, V);
@@ -573,7 +608,7 @@ struct FastPath {
   }
 
   void siteBody(const uint64_t *Caps) {
-    if (B.depth == 0)
+    if (B.depth == 0 || (Eager && I.fast()[0] == VIGIL_FAST_OUTSIDE))
       return;
     if (!touch()) {
       runtimeSite(Caps);
@@ -649,6 +684,9 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   T.A.fast = Fast;
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.FastInit[A] = uint8_t(Fast && vigil_fast_eligible(&T.Models[A]));
+  // the pass's eager candidates (Plan.cpp eagerCandidate)
+  T.A.eager = uint8_t(C.Eager && Fast && T.A.nalternatives == 1 && T.FastInit[0] &&
+                      T.A.mode == VIGIL_MODE_GUIDELINE && T.A.locality != VIGIL_GLOBAL);
   if (!Bt.Inst) {
     size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
     void *M = aligned_alloc(64, N);
@@ -663,16 +701,27 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   Instance I(Bt.Inst.get());
   int Global = T.A.locality == VIGIL_GLOBAL;
   FastPath FP{T, B, I, Global != 0};
+  FP.Eager = T.A.eager != 0;
+  // As the pass's thread-local initial values (a group of one eager
+  // instance: VIGIL_BOUND_ENTRIES; gen goes on counting from where the
+  // previous run left it, as it does in a thread).
+  B.flags = FP.Eager ? VIGIL_BOUND_ENTRIES : 0;
+  if (FP.Eager)
+    I.fast()[0] = VIGIL_FAST_OUTSIDE;
   for (const Tok &Tk : Trace) {
     switch (Tk.Kind) {
     case Tok::Enter:
-      if (Fast && Global)
+      if (FP.Eager)
+        FP.enterEager();
+      else if (Fast && Global)
         FP.enter();
       else
         __vigil_bound_enter(&B, Global, nullptr);
       break;
     case Tok::Exit:
-      if (Fast && Global)
+      if (FP.Eager)
+        FP.exitEager();
+      else if (Fast && Global)
         FP.exit();
       else
         __vigil_bound_exit(&B, Global);

@@ -33,6 +33,8 @@ struct Config {
   bool Fast;       // the inline fast path model
   size_t Limit;    // VIGIL_STORE_LIMIT
   bool Shortcuts;  // the runtime takes plain steps itself (runtime/shortcut.c)
+  bool Eager = false; // the fast path model initialises the instance at the
+                      // bound's entry (vigil/abi.h "Eager instances")
 };
 
 struct Built {

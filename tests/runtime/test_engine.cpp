@@ -41,6 +41,7 @@ static const Config Configs[] = {
     {"generic", 0, false, 0, false}, // every step in the generic engine
     {"history", 1, false, 0, true},
     {"fast", 0, true, 0, true},
+    {"eager", 0, true, 0, true, true}, // the fast path with eager instances
 };
 static const char *VariantNames[] = {"plain", "record", "mixed", "free"};
 

@@ -1,0 +1,71 @@
+/*
+ * eager.c — eager instances at the edges of their bound (vigil/abi.h,
+ * "Eager instances").
+ *
+ * In a small per-thread bound group the pass initialises each inline,
+ * single-alternative instance at the bound's outermost entry, so that its
+ * hooks are a table step and nothing else (no generation check, no touch,
+ * no counting).  What the late-initialised instances get from the touched
+ * list and the pending count, eager ones get here from the exit hook,
+ * which passes them all: the runtime registers them (their thread's first
+ * call: the group's bound starts with pending = 1 for that), and ends those
+ * whose fast state vigil_fast_end sends to the runtime.  The inline exit
+ * has already counted the passes of the others, so this never counts them.
+ */
+#include "internal.h"
+#include "vigil/fastpath.h"
+
+/* vigil_fast_end for the instance's only alternative. */
+static unsigned end_of(struct vigil_assertion *a, const struct vg_header *h) {
+  const struct vg_assertion_rt *rt = vg_rt(a);
+  struct vigil_fast_model m = {&a->alternatives[0], rt ? rt->static_symbols : 0,
+                               a->nsymbols, a->mode};
+  return vigil_fast_end(&m, h->fast[0]);
+}
+
+void vg_engine_settle_eager(struct vigil_bound *b, uint32_t n,
+                            struct vigil_assertion *const *as, void *const *insts) {
+  for (uint32_t i = 0; i < n; i++) {
+    struct vg_header *h = insts[i];
+    int runtime = end_of(as[i], h) == VIGIL_END_RUNTIME;
+    if (!h->assertion || runtime)
+      vg_instance_touch(as[i], b, h); /* registers; this bound's flags */
+    if (runtime)
+      vg_instance_end(as[i], b, h);
+  }
+  if (b->pending)
+    vg_engine_settle(b);
+  b->pending = 0;
+}
+
+/* Whether the instance began its check in the abandoned bound: a state
+ * other than the initial one, done or outside.  (A late-initialised
+ * instance counts as begun when it was touched; an eager one is touched by
+ * every entry, so the first step that moved it is the closest measure.) */
+static int begun(struct vigil_assertion *a, const struct vg_header *h) {
+  unsigned f = h->fast[0];
+  return f != 1 && f != VIGIL_FAST_OUTSIDE && end_of(a, h) != VIGIL_END_PASS;
+}
+
+void vg_engine_enter_eager(struct vigil_bound *b, void *const *frame, uint32_t n,
+                           struct vigil_assertion *const *as, void *const *insts) {
+  if (b->depth == 0 || !vg_bound_abandoned(b, frame)) {
+    vg_engine_bound_enter(b, frame); /* a nesting (or a first entry) */
+    return;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    struct vg_header *h = insts[i];
+    if (!begun(as[i], h))
+      continue;
+    vg_instance_touch(as[i], b, h); /* registers it if need be */
+    if (!h->reported)
+      vg_stats_dropped(as[i]);
+  }
+  vg_bound_abandon(b);
+  vg_engine_bound_enter(b, frame);
+  for (uint32_t i = 0; i < n; i++) {
+    struct vg_header *h = insts[i];
+    h->fast[0] = 1;
+    h->ever[0] = 0;
+  }
+}
