@@ -248,6 +248,18 @@ static void text_stack(struct buf *b, const struct vg_frame *frames, int nframes
   }
 }
 
+/* The text report's last lines, the thread and its stack, out to stderr. */
+static void text_finish(struct buf *b, long tid, const char *tname,
+                        const struct vg_frame *frames, int nframes) {
+  bprintf(b, "  thread:   %ld (%s)\n", tid, tname);
+  text_stack(b, frames, nframes);
+  if (b->p) {
+    fputs(b->p, stderr);
+    fflush(stderr);
+  }
+  free(b->p);
+}
+
 struct sub {
   int alternative;
   struct buf reason_text, event, values, expected;
@@ -400,13 +412,7 @@ void vg_report(struct vigil_assertion *a, struct vg_header *h,
       if (s->expected.len)
         bprintf(&b, "%sallowed:  %s\n", ind, bstr(&s->expected));
     }
-    bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
-    text_stack(&b, frames, nframes);
-    if (b.p) {
-      fputs(b.p, stderr);
-      fflush(stderr);
-    }
-    free(b.p);
+    text_finish(&b, tid, tname, frames, nframes);
   }
 
   if (vg_config.report_fd >= 0) {
@@ -476,13 +482,7 @@ static void report_text(struct vigil_violation *v, const char *heading,
     bprintf(&b, "  allowed:  %s\n", v->expected);
   for (const char *const *l = tail; l && l[0]; l += 2)
     bprintf(&b, "  %-9s %s\n", l[0], l[1]);
-  bprintf(&b, "  thread:   %ld (%s)\n", tid, tname);
-  text_stack(&b, frames, nframes);
-  if (b.p) {
-    fputs(b.p, stderr);
-    fflush(stderr);
-  }
-  free(b.p);
+  text_finish(&b, tid, tname, frames, nframes);
 }
 
 /* `core`: the JSON line's object up to the backtrace, written by the
