@@ -192,6 +192,7 @@ static void touch_instance(struct vigil_assertion *a, struct vigil_bound *b,
     h->ever[i] = 0;
   }
   h->settled = h->dropped = h->reported = h->site = 0;
+  vg_log_reset(a, h);
   h->bounds++;
   b->pending++;
 }
@@ -253,6 +254,7 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
     return; /* bounds never change a state; the site has its own entry;
                struct automata arrive through __vigil_object_event */
   touch_instance(a, b, h);
+  vg_log_drain(a, b, h); /* the events before this one, first */
   if (h->dropped)
     return;
   h->events++;
@@ -314,6 +316,7 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
   if (b->depth == 0 || a->kind == VIGIL_KIND_STRUCT)
     return;
   touch_instance(a, b, h);
+  vg_log_drain(a, b, h); /* the events before the site, first */
   if (h->dropped)
     return;
   h->events++;
@@ -440,7 +443,9 @@ void vg_engine_settle(struct vigil_bound *b) {
   /* The caller keeps depth at 1 while this runs: a violation handler that
    * re-enters the bound nests in it instead of starting a new one. */
   for (struct vg_header *h = b->touched; h; h = h->next)
-    if (!h->settled && h->assertion)
+    if (!h->settled && h->assertion) {
+      vg_log_drain(h->assertion, b, h);
       instance_end(h->assertion, b, h);
+    }
   b->pending = 0;
 }

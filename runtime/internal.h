@@ -233,6 +233,13 @@ void vg_record(struct vg_ctx *c, unsigned s, const uint64_t *values);
 void vg_replay_site(struct vg_ctx *c, const uint64_t *tuple);
 void vg_strict_unreached(struct vg_ctx *c);
 
+/* inline_log.c: events the pass appended to the instance's inline log
+ * (vigil/abi.h "Inline log") go through vg_engine_event, in order, before
+ * anything else looks at the instance; reset forgets them (a new bound). */
+void vg_log_drain(struct vigil_assertion *a, struct vigil_bound *b,
+                  struct vg_header *h);
+void vg_log_reset(struct vigil_assertion *a, struct vg_header *h);
+
 /* ---- temporal stores (store.c) ------------------------------------------- */
 struct vg_occurrence {
   uint64_t ts;

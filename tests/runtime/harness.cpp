@@ -3,6 +3,7 @@
 
 #include "vigil/runtime.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@ extern "C" uint64_t __vigil_test_dropped(vigil_assertion *a);
 
 static uint64_t LastDropped;
 uint64_t FastInline, FastSlow; // the fast path model: events kept inline, runtime calls
+uint64_t LogInline, LogSlow;   // the inline log model: events appended, runtime calls
 uint64_t lastDropped() { return LastDropped; }
 
 using namespace vigil;
@@ -549,6 +551,41 @@ struct FastPath {
     }
   }
 
+  /// An assertion that only records before its site (HooksStore.cpp):
+  /// its events are appended to the inline log while the instance is
+  /// touched, the runtime has not seen the site and an entry is free.
+  static bool logs(const vigil_assertion &A) {
+    if (A.kind != VIGIL_KIND_INLINE || A.locality != VIGIL_PERTHREAD ||
+        A.mode == VIGIL_MODE_STRICT || A.nfree)
+      return false;
+    for (unsigned K = 0; K < A.nalternatives; ++K)
+      if (A.alternatives[K].flags & (VIGIL_AF_FORWARD | VIGIL_AF_FREE | VIGIL_AF_FAST))
+        return false;
+    return true;
+  }
+  void logEvent(unsigned S, const uint64_t *V) {
+    if (B.depth == 0)
+      return;
+    if (!touch()) {
+      ++LogSlow;
+      runtimeEvent(S, V);
+      return;
+    }
+    uint64_t *Head = reinterpret_cast<uint64_t *>(
+        I.bytes() + VIGIL_LOG_OFFSET(T.A.nalternatives, T.A.ncaptures));
+    uint32_t N = uint32_t(*Head);
+    if (I.bytes()[VIGIL_HDR_FLAGS + 3] || N >= T.A.log_slots) {
+      ++LogSlow; // after the site, or the overflow: the runtime drains first
+      runtimeEvent(S, V);
+      return;
+    }
+    uint64_t *E = Head + 1 + size_t(N) * T.A.log_stride;
+    E[0] = S;
+    memcpy(E + 1, V, 8 * T.Events[S].nvalues);
+    *Head += 1;
+    ++LogInline;
+  }
+
   void site(const uint64_t *Caps) {
     if (!Global) {
       siteBody(Caps);
@@ -641,8 +678,14 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   T.A.fast = Fast;
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.FastInit[A] = uint8_t(Fast && vigil_fast_eligible(&T.Models[A]));
+  bool Log = C.Fast && FastPath::logs(T.A);
+  T.A.log_slots = Log ? VIGIL_LOG_SLOTS : 0;
+  T.A.log_stride = 1;
+  for (unsigned S = VIGIL_SYM_SITE + 1; S < T.A.nsymbols; ++S)
+    T.A.log_stride = std::max<uint8_t>(T.A.log_stride, 1 + T.Events[S].nvalues);
   if (!Bt.Inst) {
-    size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
+    size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures) +
+               VIGIL_LOG_BYTES(VIGIL_LOG_SLOTS, 1 + VIGIL_MAX_VALUES);
     void *M = aligned_alloc(64, N);
     memset(M, 0, N);
     // Never freed: the runtime's statistics keep a pointer to it (as they
@@ -685,7 +728,9 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
       std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;
       fire(Bt, Tk, Fired);
       for (auto &[S, V] : Fired) {
-        if (Fast)
+        if (Log)
+          FP.logEvent(S, V.data());
+        else if (Fast)
           FP.event(S, V.data());
         else
           __vigil_event(&T.A, &B, I.Mem, S, V.data());
