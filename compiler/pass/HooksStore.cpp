@@ -17,8 +17,9 @@
 // second inline copy of it is a second engine to keep in step.  The log
 // removes the per-event calls; the site stays one runtime call.
 //
-// Only per-thread groups: a global group's log would be written under its
-// lock by the inline path, which this does not take yet.
+// Global groups: the same body under the bound's lock (HooksGlobal.cpp's
+// wrapper), its runtime call the locked entry point; the log is the shared
+// instance's, written and drained only under that lock.
 //
 //===----------------------------------------------------------------------===//
 #include "Pass.h"
@@ -41,8 +42,7 @@ namespace pass {
 /// unexpected event at once.  What is left only records until the site.
 unsigned Instrumenter::logSlots(unsigned A) const {
   const Assertion &X = As[A];
-  if (!FastPath || X.Kind != AK_INLINE || X.Locality != PERTHREAD ||
-      X.Mode == MODE_STRICT || !X.Free.empty() || Host[A].empty())
+  if (!FastPath || X.Kind != AK_INLINE || X.Mode == MODE_STRICT || !X.Free.empty() || Host[A].empty())
     return 0;
   for (const auto &H : Host[A])
     if (H->Au.flags & (VIGIL_AF_FORWARD | VIGIL_AF_FREE | VIGIL_AF_FAST))
@@ -65,6 +65,23 @@ Function *Instrumenter::logHook(unsigned A, unsigned S) {
   auto Key = std::make_pair(A, S);
   if (Function *F = LogFns[Key])
     return F;
+  if (As[A].Locality == GLOBAL && !BuildingGlobalBody) {
+    // The body below, its runtime call the locked entry, inside the lock.
+    FunctionCallee Unlocked = EventFn;
+    EventFn = EventLockedFn;
+    BuildingGlobalBody = true;
+    Function *Body = logHook(A, S);
+    BuildingGlobalBody = false;
+    EventFn = Unlocked; // (the wrapper replaces the body's cache entry)
+    Function *F = globalWrapper(
+        "__vigil_global_log." + Twine(A) + "." + Twine(S), A, Body,
+        [&](IRBuilder<> &B, ArrayRef<Value *> Words) {
+          B.CreateCall(EventFn, {AssertionGVs[A], groupPtr(B, GroupOf[A]),
+                                 instance(B, A), B.getInt32(S),
+                                 wordBuffer(B, Words)});
+        });
+    return LogFns[Key] = F;
+  }
   const vigil::Event &E = As[A].Symbols[S];
   std::vector<Type *> Params(E.Values.size(), I64);
   Function *F = newHook("__vigil_log_event." + Twine(A) + "." + Twine(S), Params);

@@ -555,8 +555,7 @@ struct FastPath {
   /// its events are appended to the inline log while the instance is
   /// touched, the runtime has not seen the site and an entry is free.
   static bool logs(const vigil_assertion &A) {
-    if (A.kind != VIGIL_KIND_INLINE || A.locality != VIGIL_PERTHREAD ||
-        A.mode == VIGIL_MODE_STRICT || A.nfree)
+    if (A.kind != VIGIL_KIND_INLINE || A.mode == VIGIL_MODE_STRICT || A.nfree)
       return false;
     for (unsigned K = 0; K < A.nalternatives; ++K)
       if (A.alternatives[K].flags & (VIGIL_AF_FORWARD | VIGIL_AF_FREE | VIGIL_AF_FAST))
@@ -564,6 +563,20 @@ struct FastPath {
     return true;
   }
   void logEvent(unsigned S, const uint64_t *V) {
+    if (!Global) {
+      logBody(S, V);
+      return;
+    }
+    if (!(__atomic_load_n(&B.gen, __ATOMIC_RELAXED) & 1))
+      return;
+    if (!lock()) {
+      __vigil_event(&T.A, &B, I.Mem, S, V);
+      return;
+    }
+    logBody(S, V);
+    unlock();
+  }
+  void logBody(unsigned S, const uint64_t *V) {
     if (B.depth == 0)
       return;
     if (!touch()) {
@@ -655,6 +668,17 @@ void fire(Built &Bt, const Tok &Tk, std::vector<std::pair<unsigned, std::vector<
   }
 }
 
+/// The pass's log_slots / log_stride (HooksStore.cpp) when On; true when
+/// the assertion's events go to the inline log model.
+bool setLog(Tables &T, bool On) {
+  bool Log = On && FastPath::logs(T.A);
+  T.A.log_slots = Log ? VIGIL_LOG_SLOTS : 0;
+  T.A.log_stride = 1;
+  for (unsigned S = VIGIL_SYM_SITE + 1; S < T.A.nsymbols; ++S)
+    T.A.log_stride = std::max<uint8_t>(T.A.log_stride, 1 + T.Events[S].nvalues);
+  return Log;
+}
+
 } // namespace
 
 std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
@@ -678,11 +702,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   T.A.fast = Fast;
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.FastInit[A] = uint8_t(Fast && vigil_fast_eligible(&T.Models[A]));
-  bool Log = C.Fast && FastPath::logs(T.A);
-  T.A.log_slots = Log ? VIGIL_LOG_SLOTS : 0;
-  T.A.log_stride = 1;
-  for (unsigned S = VIGIL_SYM_SITE + 1; S < T.A.nsymbols; ++S)
-    T.A.log_stride = std::max<uint8_t>(T.A.log_stride, 1 + T.Events[S].nvalues);
+  bool Log = setLog(T, C.Fast);
   if (!Bt.Inst) {
     size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures) +
                VIGIL_LOG_BYTES(VIGIL_LOG_SLOTS, 1 + VIGIL_MAX_VALUES);
@@ -761,7 +781,9 @@ std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Tra
   T.A.fast = 0;
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.A.fast |= uint8_t(T.FastInit[A] = uint8_t(vigil_fast_eligible(&T.Models[A])));
-  size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
+  bool Log = setLog(T, true);
+  size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures) +
+             VIGIL_LOG_BYTES(VIGIL_LOG_SLOTS, 1 + VIGIL_MAX_VALUES);
   void *M = aligned_alloc(64, N); // never freed: the statistics keep it
   memset(M, 0, N);
   auto Bound = std::make_shared<vigil_bound>();
@@ -783,8 +805,12 @@ std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Tra
           } else {
             std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;
             fire(Bt, Tk, Fired);
-            for (auto &[S, V] : Fired)
-              FP.event(S, V.data());
+            for (auto &[S, V] : Fired) {
+              if (Log)
+                FP.logEvent(S, V.data());
+              else
+                FP.event(S, V.data());
+            }
           }
         }
     });
