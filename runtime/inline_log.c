@@ -41,8 +41,8 @@ void vg_log_reset(struct vigil_assertion *a, struct vg_header *h) {
  * entries out of order; they wait for the next drain. */
 static _Thread_local int draining;
 
-void vg_log_drain(struct vigil_assertion *a, struct vigil_bound *b,
-                  struct vg_header *h) {
+void vg_log_drain_all(struct vigil_assertion *a, struct vigil_bound *b,
+                      struct vg_header *h) {
   if (!a || !a->log_slots || draining || h->gen != b->gen)
     return;
   uint64_t *head = log_of(a, h);
@@ -62,10 +62,17 @@ void vg_log_drain(struct vigil_assertion *a, struct vigil_bound *b,
                                     __ATOMIC_RELAXED))
       break;
   }
+  /* Most entries are appends to the store (replay.c takes runs of them
+   * without vg_engine_event's per-event work); the rest, the first of a
+   * bound included (it initialises the alternative), go through it. */
   draining = 1;
-  for (unsigned i = 0; i < n && h->gen == b->gen; i++) {
+  for (unsigned i = 0; i < n && h->gen == b->gen;) {
+    i += vg_record_quick_run(a, h, copy + (size_t)i * stride, n - i, stride);
+    if (i == n)
+      break;
     const uint64_t *e = copy + (size_t)i * stride;
     vg_engine_event(a, b, h, (unsigned)e[0], e + 1);
+    i++;
   }
   draining = 0;
 }
