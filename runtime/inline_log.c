@@ -13,8 +13,6 @@
  * records).  So the temporal stores, the replay at the site, the reports
  * and the statistics are unchanged; only the per-event calls are gone.
  */
-#include <string.h>
-
 #include "internal.h"
 
 static inline uint64_t *log_of(const struct vigil_assertion *a, struct vg_header *h) {
@@ -49,30 +47,36 @@ void vg_log_drain_all(struct vigil_assertion *a, struct vigil_bound *b,
   uint64_t w = __atomic_load_n(head, __ATOMIC_RELAXED);
   if (!(uint32_t)w)
     return;
-  /* Take the entries, then empty the log with one compare-and-swap: a
-   * signal handler that appended in between is taken too (retry). */
-  uint64_t copy[VIGIL_LOG_SLOTS * (1 + VIGIL_MAX_VALUES)];
-  unsigned n, stride = a->log_stride;
-  for (;;) {
-    n = (uint32_t)w;
-    if (n > a->log_slots || n > VIGIL_LOG_SLOTS || stride > 1 + VIGIL_MAX_VALUES)
-      return; /* not a log this runtime understands: leave it */
-    memcpy(copy, head + 1, sizeof(uint64_t) * n * stride);
-    if (__atomic_compare_exchange_n(head, &w, next_epoch(w), 0, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED))
-      break;
-  }
-  /* Most entries are appends to the store (replay.c takes runs of them
+  /* The entries are taken where they are, then the log is emptied with
+   * one compare-and-swap.  While head says n, an appender (a signal
+   * handler: this thread is inside the runtime) writes entry n or later,
+   * never one being read; if one did, the compare-and-swap fails and its
+   * entries are taken too, after the others: the order is kept.
+   * Most entries are appends to the store (replay.c takes runs of them
    * without vg_engine_event's per-event work); the rest, the first of a
    * bound included (it initialises the alternative), go through it. */
+  unsigned stride = a->log_stride, i = 0;
+  if (stride > 1 + VIGIL_MAX_VALUES)
+    return; /* not a log this runtime understands: leave it */
   draining = 1;
-  for (unsigned i = 0; i < n && h->gen == b->gen;) {
-    i += vg_record_quick_run(a, h, copy + (size_t)i * stride, n - i, stride);
-    if (i == n)
+  for (;;) {
+    unsigned n = (uint32_t)w;
+    if (n > a->log_slots || n > VIGIL_LOG_SLOTS)
       break;
-    const uint64_t *e = copy + (size_t)i * stride;
-    vg_engine_event(a, b, h, (unsigned)e[0], e + 1);
-    i++;
+    const uint64_t *entries = head + 1;
+    while (i < n && h->gen == b->gen) {
+      i += vg_record_quick_run(a, h, entries + (size_t)i * stride, n - i, stride);
+      if (i == n)
+        break;
+      const uint64_t *e = entries + (size_t)i * stride;
+      vg_engine_event(a, b, h, (unsigned)e[0], e + 1);
+      i++;
+    }
+    uint64_t epoch = w >> 32;
+    if (__atomic_compare_exchange_n(head, &w, next_epoch(w), 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED) ||
+        w >> 32 != epoch)
+      break; /* emptied (or emptied by someone else: nothing left to take) */
   }
   draining = 0;
 }

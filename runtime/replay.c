@@ -52,14 +52,17 @@ int vg_record_quick(struct vigil_assertion *a, struct vg_header *h, unsigned s,
  * returns how many it took. */
 unsigned vg_record_quick_run(struct vigil_assertion *a, struct vg_header *h,
                              const uint64_t *e, unsigned n, unsigned stride) {
-  if (a->nalternatives != 1)
+  if (a->nalternatives != 1 || !n || !quick(a, h, (unsigned)e[0]))
     return 0;
+  /* quick() of the alternative holds for the run: recording changes
+   * nothing it reads but `dropped` */
   struct vg_alt *alt = vg_alts(h);
-  int tags = uses_tags(&a->alternatives[0]);
+  const struct vigil_automaton *au = &a->alternatives[0];
+  int tags = uses_tags(au);
   unsigned i = 0;
   for (; i < n && !h->dropped; i++, e += stride) {
     unsigned s = (unsigned)e[0];
-    if (s <= VIGIL_SYM_SITE || s >= a->nsymbols || !quick(a, h, s))
+    if (s <= VIGIL_SYM_SITE || s >= a->nsymbols || !(au->alphabet & vg_bit(s)))
       break;
     h->events++;
     if (vg_store_record(alt->x, tags, &a->symbols[s], s, ++h->clock, e + 1) < 0)
