@@ -34,6 +34,13 @@
 // and every event the runtime saw counted (9 851, drained ones included).
 // RUN: env VIGIL_ON_FAILURE=count VIGIL_STATS=1 %t loop 2>&1 | FileCheck %s --check-prefix=LOOP
 // RUN: env VIGIL_ON_FAILURE=count VIGIL_STATS=1 VIGIL_ALGORITHM=history %t loop 2>&1 | FileCheck %s --check-prefix=LOOP
+//
+// Global: the same log in the shared instance, under the bound's lock.
+// RUN: %vigil-cc -DGLOBAL -O1 %s -o %t.g
+// RUN: %t.g few 2>&1 | FileCheck %s --check-prefix=OK
+// RUN: %t.g many 2>&1 | FileCheck %s --check-prefix=OK
+// RUN: env VIGIL_ON_FAILURE=log %t.g wrong-many 2>&1 | FileCheck %s --check-prefix=WRONG-GLOBAL
+// RUN: env VIGIL_ON_FAILURE=count VIGIL_STATS=1 %t.g loop 2>&1 | FileCheck %s --check-prefix=LOOP
 #include <stdio.h>
 #include <string.h>
 #include <tesla.h>
@@ -45,8 +52,14 @@ __attribute__((noinline)) void two(void) { __asm__ volatile(""); }
 int serve(int i, int noise, int match);
 
 __attribute__((noinline)) void check(int i) {
+#ifdef GLOBAL
+  TESLA_GLOBAL(call(serve), returnfrom(serve),
+               TSEQUENCE(call(one), call(args(i, 3)) || call(val(i)),
+                         TESLA_ASSERTION_SITE, call(two)));
+#else
   TESLA_WITHIN(serve, TSEQUENCE(call(one), call(args(i, 3)) || call(val(i)),
                                 TESLA_ASSERTION_SITE, call(two)));
+#endif
 }
 
 int serve(int i, int noise, int match) {
@@ -96,3 +109,9 @@ int main(int argc, char **argv) {
 // LOOP: inline-log.c:{{[0-9]+}}:3{{ +}}1000{{ +}}9851{{ +}}857{{ +}}143{{ +}}0
 // LOOP: vigil: 143 violations counted
 // LOOP: done
+// WRONG-GLOBAL: vigil: assertion failed at {{.*}}inline-log.c:{{[0-9]+}}:3
+// WRONG-GLOBAL: reason: required event call(args(i, 3)) did not happen before the assertion site (missing-before-site)
+// WRONG-GLOBAL-NEXT: event: call(args(i, 3))
+// WRONG-GLOBAL-NEXT: values: i = 5, argument 2 (3) = 3
+// WRONG-GLOBAL-NOT: assertion failed
+// WRONG-GLOBAL: done
