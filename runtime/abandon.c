@@ -60,6 +60,7 @@ void vg_bound_abandon(struct vigil_bound *b) {
   for (struct vg_header *h = b->touched; h; h = h->next) {
     if (h->settled || !h->assertion)
       continue;
+    vg_log_drain(h->assertion, b, h); /* counted as if they had been calls */
     if (!h->reported)
       h->dropped = 1;
     h->settled = 1;

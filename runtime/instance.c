@@ -203,6 +203,7 @@ static __attribute__((noinline)) void touch_new(struct vigil_assertion *a,
     h->ever[i] = 0;
   }
   h->settled = h->dropped = h->reported = h->site = 0;
+  vg_log_reset(a, h);
   h->bounds++;
   b->pending++;
 }
@@ -275,6 +276,7 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
                struct automata arrive through __vigil_object_event */
   vg_instance_touch(a, b, h);
   vg_or_adopt(a, b, h);
+  vg_log_drain(a, b, h); /* the events before this one, first */
   if (h->dropped)
     return;
   h->events++;
@@ -337,6 +339,7 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
     return;
   vg_instance_touch(a, b, h);
   vg_or_adopt(a, b, h);
+  vg_log_drain(a, b, h); /* the events before this one, first */
   if (h->dropped)
     return;
   h->events++;
@@ -464,7 +467,9 @@ void vg_engine_settle(struct vigil_bound *b) {
   /* The caller keeps depth at 1 while this runs: a violation handler that
    * re-enters the bound nests in it instead of starting a new one. */
   for (struct vg_header *h = b->touched; h; h = h->next)
-    if (!h->settled && h->assertion)
+    if (!h->settled && h->assertion) {
+      vg_log_drain(h->assertion, b, h);
       vg_instance_end(h->assertion, b, h);
+    }
   b->pending = 0;
 }

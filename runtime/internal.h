@@ -233,6 +233,24 @@ void vg_record(struct vg_ctx *c, unsigned s, const uint64_t *values);
 void vg_replay_site(struct vg_ctx *c, const uint64_t *tuple);
 void vg_strict_unreached(struct vg_ctx *c);
 
+/* inline_log.c: events the pass appended to the instance's inline log
+ * (vigil/abi.h "Inline log") go through vg_engine_event, in order, before
+ * anything else looks at the instance; reset forgets them (a new bound). */
+void vg_log_drain_all(struct vigil_assertion *a, struct vigil_bound *b,
+                      struct vg_header *h);
+void vg_log_reset(struct vigil_assertion *a, struct vg_header *h);
+static inline void vg_log_drain(struct vigil_assertion *a, struct vigil_bound *b,
+                                struct vg_header *h) {
+  if (a && a->log_slots &&
+      (uint32_t)__atomic_load_n((uint64_t *)((char *)h + VIGIL_LOG_OFFSET(
+                                                            a->nalternatives, a->ncaptures)),
+                                __ATOMIC_RELAXED))
+    vg_log_drain_all(a, b, h);
+}
+/* replay.c: vg_record_quick over consecutive log entries; how many taken */
+unsigned vg_record_quick_run(struct vigil_assertion *a, struct vg_header *h,
+                             const uint64_t *e, unsigned n, unsigned stride);
+
 /* ---- temporal stores (store.c) ------------------------------------------- */
 struct vg_occurrence {
   uint64_t ts;

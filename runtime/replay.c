@@ -26,17 +26,49 @@ static int uses_tags(const struct vigil_automaton *au) {
 /* Most events of a recording assertion arrive here: nothing to decide,
  * one append.  What vg_record would do, without the context it needs for
  * the rarer cases (memory not yet there, after the site, mixed). */
+static inline int quick(const struct vigil_assertion *a, struct vg_header *h,
+                        unsigned s) {
+  const struct vigil_automaton *au = &a->alternatives[0];
+  const struct vg_alt *alt = vg_alts(h);
+  return alt->gen == h->gen && !alt->status && (au->alphabet & vg_bit(s)) &&
+         (!(au->flags & VIGIL_AF_FORWARD) || (au->flags & VIGIL_AF_FREE)) && alt->x &&
+         alt->x->store;
+}
+
 int vg_record_quick(struct vigil_assertion *a, struct vg_header *h, unsigned s,
                     const uint64_t *values) {
-  const struct vigil_automaton *au = &a->alternatives[0];
-  struct vg_alt *alt = vg_alts(h);
-  if (alt->gen != h->gen || alt->status || !(au->alphabet & vg_bit(s)) ||
-      ((au->flags & VIGIL_AF_FORWARD) && !(au->flags & VIGIL_AF_FREE)) || !alt->x ||
-      !alt->x->store)
+  if (!quick(a, h, s))
     return 0;
-  if (vg_store_record(alt->x, uses_tags(au), &a->symbols[s], s, ++h->clock, values) < 0)
+  struct vg_alt *alt = vg_alts(h);
+  if (vg_store_record(alt->x, uses_tags(&a->alternatives[0]), &a->symbols[s], s,
+                      ++h->clock, values) < 0)
     h->dropped = 1;
   return 1;
+}
+
+/* The inline log's entries (inline_log.c), each what vg_engine_event does
+ * with it when vg_record_quick takes it (single alternative, initialised,
+ * not dropped): counted and appended.  Stops at the first it cannot take;
+ * returns how many it took. */
+unsigned vg_record_quick_run(struct vigil_assertion *a, struct vg_header *h,
+                             const uint64_t *e, unsigned n, unsigned stride) {
+  if (a->nalternatives != 1 || !n || !quick(a, h, (unsigned)e[0]))
+    return 0;
+  /* quick() of the alternative holds for the run: recording changes
+   * nothing it reads but `dropped` */
+  struct vg_alt *alt = vg_alts(h);
+  const struct vigil_automaton *au = &a->alternatives[0];
+  int tags = uses_tags(au);
+  unsigned i = 0;
+  for (; i < n && !h->dropped; i++, e += stride) {
+    unsigned s = (unsigned)e[0];
+    if (s <= VIGIL_SYM_SITE || s >= a->nsymbols || !(au->alphabet & vg_bit(s)))
+      break;
+    h->events++;
+    if (vg_store_record(alt->x, tags, &a->symbols[s], s, ++h->clock, e + 1) < 0)
+      h->dropped = 1;
+  }
+  return i;
 }
 
 /* Pre symbols always (a later tuple or a new pass may need them), symbols

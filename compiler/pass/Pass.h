@@ -10,6 +10,7 @@
 //   Hooks.cpp     inline fast-path hooks (vigil/fastpath.h), bound hooks
 //   HooksGlobal.cpp  the same for global groups, under the bound's lock
 //   HooksOr.cpp   top-level OR: settling when an alternative is done
+//   HooksStore.cpp   inline log of events recorded before the site
 //   Points.cpp    one hook per observation point: slot words, inline value
 //                 checks, dispatch; function entry / return / call sites
 //   Fields.cpp    which stores write which struct field
@@ -291,6 +292,12 @@ private:
           Runtime);
   llvm::Function *globalEventHook(unsigned A, unsigned S);
   llvm::Function *globalSiteHook(unsigned A);
+
+  // HooksStore.cpp
+  std::map<std::pair<unsigned, unsigned>, llvm::Function *> LogFns;
+  unsigned logSlots(unsigned A) const;
+  unsigned logStride(unsigned A) const;
+  llvm::Function *logHook(unsigned A, unsigned S);
 
   // Points.cpp
   llvm::Value *toWord(llvm::IRBuilder<> &B, llvm::Value *V);

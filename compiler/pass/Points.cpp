@@ -135,6 +135,8 @@ void Instrumenter::dispatch(IRBuilder<> &B, const Observer &O,
                  {AssertionGVs[O.A], B.getInt32(O.S), wordBuffer(B, Words)});
   } else if (symbolInline(O.A, O.S)) {
     B.CreateCall(eventHook(O.A, O.S), Words);
+  } else if (O.S > SymSite && logSlots(O.A)) {
+    B.CreateCall(logHook(O.A, O.S), Words); // HooksStore.cpp
   } else {
     B.CreateCall(EventFn, {AssertionGVs[O.A], groupPtr(B, O.G),
                            instance(B, O.A), B.getInt32(O.S),

@@ -152,7 +152,7 @@ void Instrumenter::makeTypes() {
       "vigil.automaton");
   AssertionTy = StructType::create(C,
                                    {Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, I8,
-                                    I8, I8, I8, I8, I8, I8, I8, I8, Pad(3)},
+                                    I8, I8, I8, I8, I8, I8, I8, I8, I8, I8, Pad(1)},
                                    "vigil.assertion");
   // The globals must have the C layout on this target (LP64).
   std::pair<StructType *, uint64_t> Sizes[] = {
@@ -336,7 +336,8 @@ void Instrumenter::emitTables() {
              b8(I8, A.Free.size()), b8(I8, Fast[AI]),
              b8(I8, A.Kind == AK_STRUCT ? VIGIL_KIND_STRUCT
                                         : VIGIL_KIND_INLINE),
-             b8(I8, Eager[AI]), Pad(3)}),
+             b8(I8, Eager[AI]), b8(I8, logSlots(AI)),
+             b8(I8, logStride(AI)), Pad(1)}),
         P);
     AGV->setAlignment(Align(8));
     AssertionGVs.push_back(AGV);
@@ -359,6 +360,8 @@ void Instrumenter::emitStorage() {
       continue;
     }
     unsigned N = VIGIL_INSTANCE_BYTES(A.Alternatives.size(), A.Captures.size());
+    if (logSlots(AI)) // HooksStore.cpp: the inline log follows the captures
+      N += VIGIL_LOG_BYTES(logSlots(AI), logStride(AI));
     // An eager instance starts outside its bound (vigil/abi.h).
     std::vector<uint8_t> Init(N, 0);
     if (Eager[AI])

@@ -40,7 +40,7 @@
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 7
+#define VIGIL_ABI_VERSION 8
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -198,6 +198,32 @@ enum vigil_bound_flags {
 #define VIGIL_HDR_FLAGS 40 /* 4 bytes: settled, dropped, reported, site */
 #define VIGIL_HDR_EVER 64
 
+/*
+ * Inline log (values captured before the site).  An assertion whose every
+ * alternative records (none forward, no free variables, not strict) only
+ * records its events until the site: nothing is decided before it.  The
+ * pass then appends such an event inline to a small log after the
+ * captures, instead of calling the runtime; the runtime replays the log
+ * (as the __vigil_event calls it stands for, in order) before it looks at
+ * the instance for any other reason: an event, the site, the bound's end.
+ * Layout at VIGIL_LOG_OFFSET, log_slots entries of log_stride words:
+ *    0  uint64_t head     entries in use (low 32 bits) | epoch << 32
+ *    8  entry[i]          word 0 the symbol, words 1.. its value words
+ * The hook appends only when the instance is touched in this bound
+ * (header.gen == bound.gen), the runtime has not seen the site in it
+ * (header byte 43 == 0) and an entry is free; it writes the entry, then
+ * claims it with one compare-and-swap of head (head -> head + 1), so a
+ * signal handler that appended or drained in between makes it fail and
+ * the event goes to the runtime instead (which replays the log first).
+ * Anything else (full log: the overflow) calls __vigil_event.  The
+ * runtime empties the log by bumping the epoch (no ABA for the hook's
+ * compare-and-swap), and on touching the instance (a stale log of an
+ * abandoned bound is forgotten).
+ */
+#define VIGIL_LOG_SLOTS 8
+#define VIGIL_LOG_OFFSET(nalts, ncaptures) VIGIL_INSTANCE_BYTES(nalts, ncaptures)
+#define VIGIL_LOG_BYTES(slots, stride) ((8 + 8 * (slots) * (stride) + 63) / 64 * 64)
+
 /* vigil_event_desc.kind */
 enum vigil_event_kind {
   VIGIL_EV_START = 0,  /* first bound  */
@@ -339,7 +365,9 @@ struct vigil_assertion {
   uint8_t kind;                          /* enum vigil_assertion_kind     */
   uint8_t eager;                         /* 1: an eager instance ("Eager
                                             instances" above)            */
-  uint8_t reserved[3];
+  uint8_t log_slots;                     /* inline log: entries, 0 = none */
+  uint8_t log_stride;                    /* inline log: words per entry   */
+  uint8_t reserved[1];
 };
 
 #ifdef __cplusplus

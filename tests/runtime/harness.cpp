@@ -3,6 +3,7 @@
 
 #include "vigil/runtime.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@ extern "C" uint64_t __vigil_test_dropped(vigil_assertion *a);
 
 static uint64_t LastDropped;
 uint64_t FastInline, FastSlow; // the fast path model: events kept inline, runtime calls
+uint64_t LogInline, LogSlow;   // the inline log model: events appended, runtime calls
 uint64_t lastDropped() { return LastDropped; }
 
 using namespace vigil;
@@ -592,6 +594,54 @@ struct FastPath {
     }
   }
 
+  /// An assertion that only records before its site (HooksStore.cpp):
+  /// its events are appended to the inline log while the instance is
+  /// touched, the runtime has not seen the site and an entry is free.
+  static bool logs(const vigil_assertion &A) {
+    if (A.kind != VIGIL_KIND_INLINE || A.mode == VIGIL_MODE_STRICT || A.nfree)
+      return false;
+    for (unsigned K = 0; K < A.nalternatives; ++K)
+      if (A.alternatives[K].flags & (VIGIL_AF_FORWARD | VIGIL_AF_FREE | VIGIL_AF_FAST))
+        return false;
+    return true;
+  }
+  void logEvent(unsigned S, const uint64_t *V) {
+    if (!Global) {
+      logBody(S, V);
+      return;
+    }
+    if (!(__atomic_load_n(&B.gen, __ATOMIC_RELAXED) & 1))
+      return;
+    if (!lock()) {
+      __vigil_event(&T.A, &B, I.Mem, S, V);
+      return;
+    }
+    logBody(S, V);
+    unlock();
+  }
+  void logBody(unsigned S, const uint64_t *V) {
+    if (B.depth == 0)
+      return;
+    if (!touch()) {
+      ++LogSlow;
+      runtimeEvent(S, V);
+      return;
+    }
+    uint64_t *Head = reinterpret_cast<uint64_t *>(
+        I.bytes() + VIGIL_LOG_OFFSET(T.A.nalternatives, T.A.ncaptures));
+    uint32_t N = uint32_t(*Head);
+    if (I.bytes()[VIGIL_HDR_FLAGS + 3] || N >= T.A.log_slots) {
+      ++LogSlow; // after the site, or the overflow: the runtime drains first
+      runtimeEvent(S, V);
+      return;
+    }
+    uint64_t *E = Head + 1 + size_t(N) * T.A.log_stride;
+    E[0] = S;
+    memcpy(E + 1, V, 8 * T.Events[S].nvalues);
+    *Head += 1;
+    ++LogInline;
+  }
+
   void site(const uint64_t *Caps) {
     if (!Global) {
       siteBody(Caps);
@@ -661,6 +711,17 @@ void fire(Built &Bt, const Tok &Tk, std::vector<std::pair<unsigned, std::vector<
   }
 }
 
+/// The pass's log_slots / log_stride (HooksStore.cpp) when On; true when
+/// the assertion's events go to the inline log model.
+bool setLog(Tables &T, bool On) {
+  bool Log = On && FastPath::logs(T.A);
+  T.A.log_slots = Log ? VIGIL_LOG_SLOTS : 0;
+  T.A.log_stride = 1;
+  for (unsigned S = VIGIL_SYM_SITE + 1; S < T.A.nsymbols; ++S)
+    T.A.log_stride = std::max<uint8_t>(T.A.log_stride, 1 + T.Events[S].nvalues);
+  return Log;
+}
+
 } // namespace
 
 std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
@@ -687,8 +748,10 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   // the pass's eager candidates (Plan.cpp eagerCandidate)
   T.A.eager = uint8_t(C.Eager && Fast && T.A.nalternatives == 1 && T.FastInit[0] &&
                       T.A.mode == VIGIL_MODE_GUIDELINE && T.A.locality != VIGIL_GLOBAL);
+  bool Log = setLog(T, C.Fast);
   if (!Bt.Inst) {
-    size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
+    size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures) +
+               VIGIL_LOG_BYTES(VIGIL_LOG_SLOTS, 1 + VIGIL_MAX_VALUES);
     void *M = aligned_alloc(64, N);
     memset(M, 0, N);
     // Never freed: the runtime's statistics keep a pointer to it (as they
@@ -742,7 +805,9 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
       std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;
       fire(Bt, Tk, Fired);
       for (auto &[S, V] : Fired) {
-        if (Fast)
+        if (Log)
+          FP.logEvent(S, V.data());
+        else if (Fast)
           FP.event(S, V.data());
         else
           __vigil_event(&T.A, &B, I.Mem, S, V.data());
@@ -773,7 +838,9 @@ std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Tra
   T.A.fast = 0;
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.A.fast |= uint8_t(T.FastInit[A] = uint8_t(vigil_fast_eligible(&T.Models[A])));
-  size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures);
+  bool Log = setLog(T, true);
+  size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures) +
+             VIGIL_LOG_BYTES(VIGIL_LOG_SLOTS, 1 + VIGIL_MAX_VALUES);
   void *M = aligned_alloc(64, N); // never freed: the statistics keep it
   memset(M, 0, N);
   auto Bound = std::make_shared<vigil_bound>();
@@ -795,8 +862,12 @@ std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Tra
           } else {
             std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;
             fire(Bt, Tk, Fired);
-            for (auto &[S, V] : Fired)
-              FP.event(S, V.data());
+            for (auto &[S, V] : Fired) {
+              if (Log)
+                FP.logEvent(S, V.data());
+              else
+                FP.event(S, V.data());
+            }
           }
         }
     });

@@ -659,6 +659,11 @@ int main(int argc, char **argv) {
   }
   printf("fast path model: %llu events and sites inline, %llu runtime calls\n",
          (unsigned long long)FastInline, (unsigned long long)FastSlow);
+  printf("inline log model: %llu events appended, %llu runtime calls\n",
+         (unsigned long long)LogInline, (unsigned long long)LogSlow);
+  check(LogInline > 0 && LogSlow > 0, "the inline log model was exercised",
+        "appended " + std::to_string(LogInline) + ", runtime " + std::to_string(LogSlow),
+        "both");
   printf("runtime: %u passed, %u failed\n", Passed, Failed);
   return Failed ? 1 : 0;
 }
