@@ -34,6 +34,19 @@ void vg_log_reset(struct vigil_assertion *a, struct vg_header *h) {
     __atomic_store_n(head, next_epoch(w), __ATOMIC_RELAXED);
 }
 
+/* The site the pass took inline, where it came among the logged events:
+ * the runtime's own site with the instance's captured values (the same
+ * replay, so the same outcome), then the fast state the inline path has
+ * reached since, which the next look at the alternative takes over
+ * (instance.c reclaim).  Returns 0 (no site left to place). */
+static unsigned log_site(struct vigil_assertion *a, struct vigil_bound *b,
+                         struct vg_header *h, uint8_t after) {
+  vg_engine_site(a, b, h, NULL);
+  if (!h->dropped && !h->reported && vg_alts(h)->nchecks)
+    h->fast[0] = after;
+  return 0;
+}
+
 /* Replaying calls vg_engine_event, which drains first: the flag keeps a
  * nested drain (or one from a violation handler's event) from taking
  * entries out of order; they wait for the next drain. */
@@ -59,19 +72,32 @@ void vg_log_drain_all(struct vigil_assertion *a, struct vigil_bound *b,
   if (stride > 1 + VIGIL_MAX_VALUES)
     return; /* not a log this runtime understands: leave it */
   draining = 1;
+  /* The pass's inline site came after the first site_at - 1 entries
+   * (HooksLogSite.cpp): it goes back in its place. */
+  unsigned site_at = a->nalternatives == 1 ? h->fast[1] : 0;
+  uint8_t after = h->fast[0];
+  if (site_at) {
+    h->fast[1] = 0;
+    h->fast[0] = 0; /* until the site, the runtime's recording state */
+  }
   for (;;) {
     unsigned n = (uint32_t)w;
     if (n > a->log_slots || n > VIGIL_LOG_SLOTS)
       break;
     const uint64_t *entries = head + 1;
     while (i < n && h->gen == b->gen) {
-      i += vg_record_quick_run(a, h, entries + (size_t)i * stride, n - i, stride);
-      if (i == n)
-        break;
+      if (site_at && i + 1 == site_at)
+        site_at = log_site(a, b, h, after);
+      unsigned until = site_at ? site_at - 1 : n;
+      i += vg_record_quick_run(a, h, entries + (size_t)i * stride, until - i, stride);
+      if (i == until)
+        continue;
       const uint64_t *e = entries + (size_t)i * stride;
       vg_engine_event(a, b, h, (unsigned)e[0], e + 1);
       i++;
     }
+    if (site_at && i + 1 == site_at && h->gen == b->gen)
+      site_at = log_site(a, b, h, after);
     uint64_t epoch = w >> 32;
     if (__atomic_compare_exchange_n(head, &w, next_epoch(w), 0, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED) ||

@@ -274,6 +274,8 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
       a->kind == VIGIL_KIND_STRUCT)
     return; /* bounds never change a state; the site has its own entry;
                struct automata arrive through __vigil_object_event */
+  if (vg_inline_busy(a, h))
+    return;
   vg_instance_touch(a, b, h);
   vg_or_adopt(a, b, h);
   vg_log_drain(a, b, h); /* the events before this one, first */
@@ -336,6 +338,8 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
                     void *instance, const uint64_t *captures) {
   struct vg_header *h = instance;
   if (b->depth == 0 || a->kind == VIGIL_KIND_STRUCT)
+    return;
+  if (vg_inline_busy(a, h))
     return;
   vg_instance_touch(a, b, h);
   vg_or_adopt(a, b, h);

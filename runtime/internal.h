@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "vigil/abi.h"
+#include "vigil/fastpath.h"
 #include "vigil/runtime.h"
 
 /* ---- configuration (config.c) ------------------------------------------ */
@@ -246,6 +247,13 @@ static inline void vg_log_drain(struct vigil_assertion *a, struct vigil_bound *b
                                                             a->nalternatives, a->ncaptures)),
                                 __ATOMIC_RELAXED))
     vg_log_drain_all(a, b, h);
+}
+/* A signal handler's event while the inline path touches the instance
+ * (vigil/abi.h "Touching") or a log site decides (vigil/fastpath.h
+ * VIGIL_FAST_BUSY): ignored, like one raised in the runtime. */
+static inline int vg_inline_busy(const struct vigil_assertion *a, const struct vg_header *h) {
+  return h->gen == VIGIL_GEN_TOUCHING ||
+         (a->log_slots && a->nalternatives == 1 && h->fast[0] == VIGIL_FAST_BUSY);
 }
 /* replay.c: vg_record_quick over consecutive log entries; how many taken */
 unsigned vg_record_quick_run(struct vigil_assertion *a, struct vg_header *h,

@@ -160,17 +160,24 @@ void Instrumenter::emitTouch(IRBuilder<> &B, unsigned A, Value *Bound,
   B.SetInsertPoint(Inside);
   B.CreateCondBr(B.CreateTrunc(BG, B.getInt1Ty()), Check, Ret);
   B.SetInsertPoint(Check);
-  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, 0)), Slow, Touch);
+  BasicBlock *Known = BasicBlock::Create(C, "registered", F);
+  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, 0)), Slow, Known);
+  B.SetInsertPoint(Known); // a handler inside the touch below: ignored
+  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, VIGIL_GEN_TOUCHING)), Ret,
+                 Touch);
   B.SetInsertPoint(Touch);
   // A signal handler on this thread may touch the same instance between
   // the check above and the claim (tests/lit/faults/signal.c): linking it
   // twice made the touched list a cycle, and the bound's end walked it for
   // ever.  One compare-and-swap claims it, so exactly one of them links it;
-  // the fields are ready before the link, for a handler that comes after.
+  // the claim is VIGIL_GEN_TOUCHING until the fields are this bound's (a
+  // handler in between took the last bound's state for this one's, and
+  // its inline site counted a pass twice), abi.h "Touching".
   BasicBlock *Link = BasicBlock::Create(C, "link", F);
-  Value *Claim = B.CreateAtomicCmpXchg(at(B, Inst, VIGIL_HDR_GEN), G, BG, MaybeAlign(8),
-                                       AtomicOrdering::Monotonic, AtomicOrdering::Monotonic,
-                                       SyncScope::SingleThread);
+  Value *GenP = at(B, Inst, VIGIL_HDR_GEN);
+  Value *Claim = B.CreateAtomicCmpXchg(GenP, G, ConstantInt::get(I64, VIGIL_GEN_TOUCHING),
+                                       MaybeAlign(8), AtomicOrdering::Monotonic,
+                                       AtomicOrdering::Monotonic, SyncScope::SingleThread);
   B.CreateCondBr(B.CreateExtractValue(Claim, 1), Link, Cont);
   B.SetInsertPoint(Link);
   B.CreateStore(ConstantInt::get(I64, fastInit(A)), at(B, Inst, VIGIL_HDR_FAST));
@@ -182,6 +189,18 @@ void Instrumenter::emitTouch(IRBuilder<> &B, unsigned A, Value *Bound,
   B.CreateStore(Inst, TouchedP);
   bump(B, I64, at(B, Inst, VIGIL_HDR_BOUNDS), 1);
   bump(B, I32, at(B, Bound, offsetof(vigil_bound, pending)), 1);
+  if (logSite(A)) {
+    // Its log is the replay's input: an earlier bound's entries go (the
+    // runtime drains it only when it is called; abi.h "Inline log").
+    Value *HeadP = logHead(B, A, Inst);
+    Value *Head = B.CreateLoad(I64, HeadP);
+    B.CreateStore(B.CreateShl(B.CreateAdd(B.CreateLShr(Head, 32), B.getInt64(1)), 32),
+                  HeadP);
+  }
+  B.CreateFence(AtomicOrdering::Release, SyncScope::SingleThread);
+  StoreInst *Open = B.CreateStore(BG, GenP);
+  Open->setAtomic(AtomicOrdering::Monotonic);
+  Open->setAlignment(Align(8));
   B.CreateBr(Cont);
   B.SetInsertPoint(Cont);
 }
@@ -776,6 +795,8 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   Value *Inst = instance(B, A);
   if (!Eager[A]) // an eager instance is ready (and outside: ignored)
     emitTouch(B, A, Bound, Inst, Slow, Ret);
+  if (logSite(A)) // HooksLogSite.cpp: before the site, logged
+    emitLogFirst(B, A, S, Inst, Slow, Ret);
   std::vector<Step> Steps = emitSteps(B, A, S, Inst);
   std::vector<std::pair<unsigned, Value *>> Caps;
   for (unsigned I = 0; I < E.Values.size(); ++I)
@@ -855,6 +876,8 @@ Function *Instrumenter::finishEventHook(Function *F, unsigned A, unsigned S,
 Function *Instrumenter::siteHook(unsigned A) {
   if (As[A].Locality == GLOBAL && !BuildingGlobalBody)
     return globalSiteHook(A); // HooksGlobal.cpp: this, under the lock
+  if (logSite(A))
+    return logSiteHook(A); // HooksLogSite.cpp
   if (Function *F = SiteFns[A])
     return F;
   unsigned NCaps = As[A].Captures.size();

@@ -87,7 +87,6 @@ Function *Instrumenter::logHook(unsigned A, unsigned S) {
   Function *F = newHook("__vigil_log_event." + Twine(A) + "." + Twine(S), Params);
   BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
   BasicBlock *Before = BasicBlock::Create(C, "before.site", F);
-  BasicBlock *Append = BasicBlock::Create(C, "append", F);
   BasicBlock *Slow = BasicBlock::Create(C, "slow", F);
   BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
   IRBuilder<> B(Entry);
@@ -107,9 +106,29 @@ Function *Instrumenter::logHook(unsigned A, unsigned S) {
   Value *Site = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FLAGS + 3), "site");
   B.CreateCondBr(B.CreateICmpEQ(Site, B.getInt8(0)), Before, Slow, Likely);
   B.SetInsertPoint(Before);
+  emitLogAppend(B, A, S, F, Inst, Ret, Slow);
+  B.SetInsertPoint(Slow);
+  std::vector<Value *> Words;
+  for (Argument &Arg : F->args())
+    Words.push_back(&Arg);
+  B.CreateCall(EventFn, {AssertionGVs[A], Bound, Inst, B.getInt32(S),
+                         wordBuffer(B, Words)});
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return LogFns[Key] = F;
+}
+
+/// Appends (S, F's words) to A's log and returns (Ret), or goes to Slow
+/// when the log is full or a signal handler changed it meanwhile.
+void Instrumenter::emitLogAppend(IRBuilder<> &B, unsigned A, unsigned S,
+                                 Function *F, Value *Inst, BasicBlock *Ret,
+                                 BasicBlock *Slow) {
+  const vigil::Event &E = As[A].Symbols[S];
+  BasicBlock *Append = BasicBlock::Create(C, "append", F);
+  auto Likely = MDBuilder(C).createLikelyBranchWeights();
   unsigned Slots = logSlots(A), Stride = logStride(A);
-  Value *HeadP = at(B, Inst, VIGIL_LOG_OFFSET(As[A].Alternatives.size(),
-                                              As[A].Captures.size()));
+  Value *HeadP = logHead(B, A, Inst);
   Value *Head = B.CreateLoad(I64, HeadP, "log.head");
   Value *N = B.CreateAnd(Head, ConstantInt::get(I64, 0xffffffffu), "log.n");
   B.CreateCondBr(B.CreateICmpULT(N, ConstantInt::get(I64, Slots)), Append, Slow,
@@ -129,16 +148,38 @@ Function *Instrumenter::logHook(unsigned A, unsigned S) {
       AtomicOrdering::Monotonic, AtomicOrdering::Monotonic,
       SyncScope::SingleThread);
   B.CreateCondBr(B.CreateExtractValue(Claim, 1), Ret, Slow, Likely);
-  B.SetInsertPoint(Slow);
-  std::vector<Value *> Words;
-  for (Argument &Arg : F->args())
-    Words.push_back(&Arg);
-  B.CreateCall(EventFn, {AssertionGVs[A], Bound, Inst, B.getInt32(S),
-                         wordBuffer(B, Words)});
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Ret);
-  B.CreateRetVoid();
-  return LogFns[Key] = F;
+}
+
+Value *Instrumenter::logHead(IRBuilder<> &B, unsigned A, Value *Inst) {
+  return at(B, Inst, VIGIL_LOG_OFFSET(As[A].Alternatives.size(),
+                                      As[A].Captures.size()));
+}
+
+/// Whether A's site is decided inline from its log (vigil/fastpath.h
+/// vigil_fast_log_site); a global one's hooks run under the bound's lock.
+bool Instrumenter::logSite(unsigned A) const {
+  return FastPath && logSlots(A) &&
+         vigil_fast_log_site(&Host[A][0]->Au, Host[A].size(), As[A].Mode,
+                             As[A].Free.size());
+}
+
+/// A symbol after the site of a log-site assertion: while the instance is
+/// in state 0 (fast[0] == 1: touched inline, the runtime has not looked at
+/// it, the site not passed) it is logged like the others; past the site
+/// the caller's table step follows.
+void Instrumenter::emitLogFirst(IRBuilder<> &B, unsigned A, unsigned S,
+                                Value *Inst, BasicBlock *Slow, BasicBlock *Ret) {
+  Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *Log = BasicBlock::Create(C, "log", F);
+  BasicBlock *Step = BasicBlock::Create(C, "step", F);
+  BasicBlock *NotFirst = BasicBlock::Create(C, "not.first", F);
+  Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
+  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(1)), Log, NotFirst);
+  B.SetInsertPoint(NotFirst); // a signal handler inside the site hook: ignored
+  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(VIGIL_FAST_BUSY)), Ret, Step);
+  B.SetInsertPoint(Log);
+  emitLogAppend(B, A, S, F, Inst, Ret, Slow);
+  B.SetInsertPoint(Step);
 }
 
 } // namespace pass

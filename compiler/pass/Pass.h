@@ -298,6 +298,19 @@ private:
   unsigned logSlots(unsigned A) const;
   unsigned logStride(unsigned A) const;
   llvm::Function *logHook(unsigned A, unsigned S);
+  llvm::Value *logHead(llvm::IRBuilder<> &B, unsigned A, llvm::Value *Inst);
+  void emitLogAppend(llvm::IRBuilder<> &B, unsigned A, unsigned S,
+                     llvm::Function *F, llvm::Value *Inst, llvm::BasicBlock *Ret,
+                     llvm::BasicBlock *Slow);
+  bool logSite(unsigned A) const;
+  void emitLogFirst(llvm::IRBuilder<> &B, unsigned A, unsigned S,
+                    llvm::Value *Inst, llvm::BasicBlock *Slow,
+                    llvm::BasicBlock *Ret);
+  // HooksLogSite.cpp: the site decided from the log
+  llvm::Value *emitLogReplay(llvm::IRBuilder<> &B, unsigned A,
+                             llvm::Value *Inst, llvm::ArrayRef<llvm::Value *> Caps,
+                             llvm::BasicBlock *Slow, llvm::Value *&N);
+  llvm::Function *logSiteHook(unsigned A);
 
   // Points.cpp
   llvm::Value *toWord(llvm::IRBuilder<> &B, llvm::Value *V);

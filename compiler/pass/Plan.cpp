@@ -138,7 +138,7 @@ void Instrumenter::planGroups() {
 bool Instrumenter::eagerCandidate(unsigned A) const {
   return Fast[A] && As[A].Kind == AK_INLINE && As[A].Locality == PERTHREAD &&
          As[A].Mode == vigil::MODE_GUIDELINE &&
-         As[A].Alternatives.size() == 1 && Host[A][0]->Eligible;
+         As[A].Alternatives.size() == 1 && Host[A][0]->Eligible && !logSite(A);
 }
 
 /// Which members of each per-thread group are eager.  An eager instance

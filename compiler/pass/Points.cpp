@@ -133,6 +133,11 @@ void Instrumenter::dispatch(IRBuilder<> &B, const Observer &O,
   if (As[O.A].Kind == AK_STRUCT) {
     B.CreateCall(ObjectEventFn,
                  {AssertionGVs[O.A], B.getInt32(O.S), wordBuffer(B, Words)});
+  } else if (logSite(O.A) && O.S > SymSite) {
+    // HooksLogSite.cpp: Pre is only logged; Post is logged before the site
+    // and a table step after it
+    bool Post = !((Host[O.A][0]->Au.pre >> O.S) & 1);
+    B.CreateCall(Post ? eventHook(O.A, O.S) : logHook(O.A, O.S), Words);
   } else if (symbolInline(O.A, O.S)) {
     B.CreateCall(eventHook(O.A, O.S), Words);
   } else if (O.S > SymSite && logSlots(O.A)) {
@@ -320,7 +325,7 @@ void Instrumenter::replaceSite(CallInst *CI, unsigned A) {
   for (unsigned I = 0; I < As[A].Captures.size(); ++I)
     Caps.push_back(I < N ? toWord(B, CI->getArgOperand(1 + I))
                          : ConstantInt::get(I64, 0));
-  if (siteInline(A)) {
+  if (logSite(A) || siteInline(A)) { // (HooksLogSite.cpp for logSite)
     B.CreateCall(siteHook(A), Caps);
   } else {
     (void)F;

@@ -215,6 +215,10 @@ void Instrumenter::buildHost() {
     // Global assertions too: their hooks take the bound's lock
     // (HooksGlobal.cpp).
     Fast[AI] = FastPath && Any && A.Kind == AK_INLINE;
+    // A recording alternative is no table step before its site, but one
+    // whose site the log decides (HooksLogSite.cpp) takes them after it.
+    if (A.Kind == AK_INLINE && logSite(AI))
+      Fast[AI] = Host[AI][0]->Eligible = true;
   }
 }
 

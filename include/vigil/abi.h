@@ -122,9 +122,15 @@ enum vigil_bound_flags {
  * An event with header.gen == bound.gen is inside the bound and touched.
  * Touching (first event of the assertion in a bound, gen != bound.gen and
  * bound.gen odd):
- *   gen = bound.gen; next = bound.touched; bound.touched = inst;
+ *   claim: gen = VIGIL_GEN_TOUCHING (one compare-and-swap from the old gen);
+ *   next = bound.touched; bound.touched = inst;
  *   fast[i] = 1 for each alternative that is fast-eligible, else 0;
- *   bytes 40..43 = 0; ever[i] = 0; bounds += 1; bound.pending += 1.
+ *   bytes 40..43 = 0; ever[i] = 0; bounds += 1; bound.pending += 1;
+ *   then gen = bound.gen.
+ * While gen is VIGIL_GEN_TOUCHING a signal handler's events for the
+ * instance are ignored (inline and by the runtime), as the runtime ignores
+ * those raised while it runs: the handler would otherwise see the last
+ * bound's state as this one's.
  * A plain transition on symbol s of alternative i: ever[i] |= 1 << s and
  * fast[i] = the next state + 1.  A transition into "done" of a
  * single-alternative assertion also sets settled = 1, passes += 1,
@@ -190,6 +196,7 @@ enum vigil_bound_flags {
  */
 #define vigil_lock_tag() ((uint64_t)(uintptr_t)__builtin_thread_pointer())
 #define VIGIL_HDR_GEN 0
+#define VIGIL_GEN_TOUCHING (~(uint64_t)1) /* even: never a bound's gen */
 #define VIGIL_HDR_NEXT 8
 #define VIGIL_HDR_FAST 16
 #define VIGIL_HDR_BOUNDS 24

@@ -32,6 +32,11 @@
 #define VIGIL_FAST_IGNORE 0xffu
 /* An eager instance (vigil/abi.h) outside its bound: every event ignores it. */
 #define VIGIL_FAST_OUTSIDE 0xfeu
+/* A log-site assertion's site hook is deciding (vigil_fast_log_site below):
+ * a signal handler's events for the instance are ignored meanwhile, by its
+ * hooks and by the runtime, as the runtime ignores events raised while it
+ * runs. */
+#define VIGIL_FAST_BUSY 0xfdu
 
 /* vigil_fast_end: what the outermost exit does with an eager instance. */
 #define VIGIL_END_RUNTIME 0u /* the runtime ends it (checks, reports)      */
@@ -187,6 +192,30 @@ static inline unsigned vigil_fast_end(const struct vigil_fast_model *m,
       !(a->states[f - 1].flags & VIGIL_SF_PAST_SITE))
     return VIGIL_END_QUIET;
   return VIGIL_END_RUNTIME;
+}
+
+/* ---- The site decided from the inline log (vigil/abi.h "Inline log") ------
+ *
+ * An alternative that records (its events before the site carry values the
+ * site captures) decides nothing until the site; the pass logs its events
+ * inline, and for this kind of assertion also replays the log at the site:
+ * the entries whose CAPTURE words equal the site's, in order, through
+ * `next` from state 0, then the site, exactly what the runtime's replay
+ * does with an exact store (runtime/replay.c).  Only one alternative in
+ * guideline mode (one check per tuple, no new passes), no free variables,
+ * and no symbol both before and after the site: after an inline site a
+ * symbol of Pre is only logged (for a later tuple's replay; phase 2 ignores
+ * it) and one of Post only steps the fast state, so the runtime, when it is
+ * called later, can rebuild the same history from the log (inline_log.c).
+ * The site claims the instance (fast[0]: 1 -> VIGIL_FAST_BUSY, one
+ * compare-and-swap) before it writes the captures and fast[1], so that a
+ * signal handler's site in between cannot mix its writes with these. */
+static inline int vigil_fast_log_site(const struct vigil_automaton *au,
+                                      unsigned nalternatives, unsigned mode,
+                                      unsigned nfree) {
+  return nalternatives == 1 && mode == VIGIL_MODE_GUIDELINE && nfree == 0 &&
+         !(au->flags & (VIGIL_AF_FORWARD | VIGIL_AF_FREE)) && !(au->pre & au->post) &&
+         au->nstates > 0 && au->nstates + 2u < VIGIL_FAST_BUSY;
 }
 
 #endif /* VIGIL_FASTPATH_H */

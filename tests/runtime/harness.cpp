@@ -18,7 +18,7 @@ extern "C" uint64_t __vigil_test_dropped(vigil_assertion *a);
 
 static uint64_t LastDropped;
 uint64_t FastInline, FastSlow; // the fast path model: events kept inline, runtime calls
-uint64_t LogInline, LogSlow;   // the inline log model: events appended, runtime calls
+uint64_t LogInline, LogSlow, LogSiteInline;   // the inline log model: events appended, runtime calls
 uint64_t lastDropped() { return LastDropped; }
 
 using namespace vigil;
@@ -487,7 +487,14 @@ struct FastPath {
     memset(I.bytes() + VIGIL_HDR_FLAGS, 0, 4);
     ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_BOUNDS);
     ++B.pending;
+    if (LogSite) // HooksLogSite.cpp: an earlier bound's entries go
+      *logHead() = ((*logHead() >> 32) + 1) << 32;
     return true;
+  }
+  bool LogSite = false; // vigil/fastpath.h vigil_fast_log_site
+  uint64_t *logHead() {
+    return reinterpret_cast<uint64_t *>(
+        I.bytes() + VIGIL_LOG_OFFSET(T.A.nalternatives, T.A.ncaptures));
   }
 
   bool pastSite(unsigned Alt, unsigned F) {
@@ -627,6 +634,12 @@ struct FastPath {
       runtimeEvent(S, V);
       return;
     }
+    // A symbol after the site of a log-site assertion: logged in state 0
+    // (nobody looked at the instance yet), else a table step.
+    if (LogSite && !((T.Alts[0].pre >> S) & 1) && I.fast()[0] != 1) {
+      eventBody(S, V);
+      return;
+    }
     uint64_t *Head = reinterpret_cast<uint64_t *>(
         I.bytes() + VIGIL_LOG_OFFSET(T.A.nalternatives, T.A.ncaptures));
     uint32_t N = uint32_t(*Head);
@@ -657,11 +670,61 @@ struct FastPath {
     unlock();
   }
 
+  /// HooksLogSite.cpp: the log's entries that carry the site's values,
+  /// in order, through `next` from state 0, then the site; false when a
+  /// step is missing (the runtime's call).
+  bool logSite(const uint64_t *Caps) {
+    const vigil_automaton &Au = T.Alts[0];
+    unsigned NS = T.A.nsymbols, D = 0;
+    uint64_t *Head = logHead();
+    uint32_t N = uint32_t(*Head);
+    for (uint32_t K = 0; K < N; ++K) {
+      const uint64_t *E = Head + 1 + size_t(K) * T.A.log_stride;
+      unsigned S = unsigned(E[0]);
+      if (S <= VIGIL_SYM_SITE || S >= NS || !((Au.alphabet >> S) & 1))
+        return false;
+      bool Match = true;
+      for (unsigned J = 0; J < T.Events[S].nvalues; ++J)
+        if (T.Events[S].values[J].kind == VIGIL_VAL_CAPTURE &&
+            E[1 + J] != Caps[T.Events[S].values[J].index])
+          Match = false;
+      if (!Match)
+        continue;
+      uint16_t To = Au.next[D * NS + S];
+      if (To == VIGIL_NO_STATE)
+        return false;
+      D = To;
+    }
+    uint16_t To = Au.next[D * NS + VIGIL_SYM_SITE];
+    if (To == VIGIL_NO_STATE || (Au.states[D].flags & VIGIL_SF_PAST_SITE))
+      return false;
+    unsigned Done = vigil_fast_done(&T.Models[0]);
+    unsigned Next = (Au.states[To].flags & VIGIL_SF_FINAL) ? Done : To + 1u;
+    ++LogSiteInline;
+    if (T.A.ncaptures)
+      memcpy(I.captures(T.A), Caps, 8 * T.A.ncaptures);
+    I.fast()[1] = uint8_t(N + 1);
+    I.fast()[0] = uint8_t(Next);
+    if (Next == Done) {
+      I.bytes()[VIGIL_HDR_SETTLED] = 1;
+      ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
+      --B.pending;
+    }
+    return true;
+  }
+
   void siteBody(const uint64_t *Caps) {
     if (B.depth == 0 || (Eager && I.fast()[0] == VIGIL_FAST_OUTSIDE))
       return;
     if (!touch()) {
       runtimeSite(Caps);
+      return;
+    }
+    if (LogSite && I.fast()[0] == 1) {
+      if (!logSite(Caps)) {
+        ++FastSlow;
+        runtimeSite(Caps);
+      }
       return;
     }
     std::vector<unsigned> R(T.A.nalternatives);
@@ -749,6 +812,10 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   T.A.eager = uint8_t(C.Eager && Fast && T.A.nalternatives == 1 && T.FastInit[0] &&
                       T.A.mode == VIGIL_MODE_GUIDELINE && T.A.locality != VIGIL_GLOBAL);
   bool Log = setLog(T, C.Fast);
+  bool LogSite = Log && vigil_fast_log_site(&T.Alts[0], T.A.nalternatives, T.A.mode,
+                                            T.A.nfree);
+  if (LogSite)
+    T.FastInit[0] = 1; // the pass's fastInit: state 0 inline until the site
   if (!Bt.Inst) {
     size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures) +
                VIGIL_LOG_BYTES(VIGIL_LOG_SLOTS, 1 + VIGIL_MAX_VALUES);
@@ -765,6 +832,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   int Global = T.A.locality == VIGIL_GLOBAL;
   FastPath FP{T, B, I, Global != 0};
   FP.Eager = T.A.eager != 0;
+  FP.LogSite = LogSite;
   // As the pass's thread-local initial values (a group of one eager
   // instance: VIGIL_BOUND_ENTRIES; gen goes on counting from where the
   // previous run left it, as it does in a thread).
@@ -776,7 +844,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
     case Tok::Enter:
       if (FP.Eager)
         FP.enterEager();
-      else if (Fast && Global)
+      else if ((Fast || LogSite) && Global)
         FP.enter();
       else
         __vigil_bound_enter(&B, Global, nullptr);
@@ -784,7 +852,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
     case Tok::Exit:
       if (FP.Eager)
         FP.exitEager();
-      else if (Fast && Global)
+      else if ((Fast || LogSite) && Global)
         FP.exit();
       else
         __vigil_bound_exit(&B, Global);
@@ -795,7 +863,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
         Caps[K] = Tk.Args[K];
       if (Bt.SiteK)
         Caps.back() = Tk.Noise ? 8 : 7; // "S~": another tuple
-      if (Fast)
+      if (Fast || LogSite)
         FP.site(Caps.data());
       else
         __vigil_site_reached(&T.A, &B, I.Mem, Caps.data());
@@ -839,6 +907,10 @@ std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Tra
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.A.fast |= uint8_t(T.FastInit[A] = uint8_t(vigil_fast_eligible(&T.Models[A])));
   bool Log = setLog(T, true);
+  bool LogSite = Log && vigil_fast_log_site(&T.Alts[0], T.A.nalternatives, T.A.mode,
+                                            T.A.nfree);
+  if (LogSite)
+    T.FastInit[0] = 1;
   size_t N = VIGIL_INSTANCE_BYTES(T.A.nalternatives, T.A.ncaptures) +
              VIGIL_LOG_BYTES(VIGIL_LOG_SLOTS, 1 + VIGIL_MAX_VALUES);
   void *M = aligned_alloc(64, N); // never freed: the statistics keep it
@@ -850,6 +922,7 @@ std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Tra
     Ts.emplace_back([&, M] {
       Instance I(M);
       FastPath FP{T, *Bound, I, true};
+      FP.LogSite = LogSite;
       for (unsigned R = 0; R < Rounds; ++R)
         for (const Tok &Tk : Trace) {
           if (Tk.Kind == Tok::Enter) {

@@ -82,7 +82,7 @@ std::vector<std::string> runGlobalThreads(Built &B, const std::vector<Tok> &Trac
 std::vector<std::string> runObjects(Built &B, const std::vector<Tok> &Trace);
 
 void harnessInit();
-extern uint64_t FastInline, FastSlow, LogInline, LogSlow;
+extern uint64_t FastInline, FastSlow, LogInline, LogSlow, LogSiteInline;
 std::vector<std::string> takeReports();
 
 #endif

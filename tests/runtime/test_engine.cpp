@@ -664,6 +664,9 @@ int main(int argc, char **argv) {
   check(LogInline > 0 && LogSlow > 0, "the inline log model was exercised",
         "appended " + std::to_string(LogInline) + ", runtime " + std::to_string(LogSlow),
         "both");
+  printf("inline log sites: %llu decided inline\n", (unsigned long long)LogSiteInline);
+  check(LogSiteInline > 0, "the inline site from the log was exercised",
+        std::to_string(LogSiteInline), "some");
   printf("runtime: %u passed, %u failed\n", Passed, Failed);
   return Failed ? 1 : 0;
 }
