@@ -47,10 +47,10 @@ GlobalVariable *byteTable(Module &M, ArrayRef<uint8_t> Bytes, const Twine &Name)
 } // namespace
 
 /// Replays A's log for the site's captured words Caps from DFA state 0;
-/// returns the DFA state reached (i8) and sets N to the entries it read
-/// (i32), or branches to Slow when an entry
-/// has no transition (the runtime reports it).  Unmatched entries are
-/// another tuple's: skipped, as vg_tuple_matches skips them.
+/// returns the DFA state reached (i8; nstates, the sink, when an entry had
+/// no transition: the runtime reports it) and sets N to the entries it
+/// read (i32); a symbol that is not logged goes to Slow.  Unmatched entries
+/// are another tuple's: skipped, as vg_tuple_matches skips them.
 Value *Instrumenter::emitLogReplay(IRBuilder<> &B, unsigned A, Value *Inst,
                                    ArrayRef<Value *> Caps, BasicBlock *Slow,
                                    Value *&N) {
@@ -83,10 +83,13 @@ Value *Instrumenter::emitLogReplay(IRBuilder<> &B, unsigned A, Value *Inst,
     if (!((Au.alphabet >> S) & 1))
       continue;
     const vigil::Event &E = As[A].Symbols[S];
-    std::vector<uint8_t> Row(Au.nstates);
+    // A missing transition leads to the sink (nstates), which keeps it:
+    // the site's row says SLOW there, one test for the whole replay.
+    std::vector<uint8_t> Row(Au.nstates + 1u, uint8_t(Au.nstates));
     for (unsigned Dd = 0; Dd < Au.nstates; ++Dd) {
       uint16_t T = Au.next[Dd * NS + S];
-      Row[Dd] = T == VIGIL_NO_STATE ? 0xff : uint8_t(T);
+      if (T != VIGIL_NO_STATE)
+        Row[Dd] = uint8_t(T);
     }
     BasicBlock *Case = BasicBlock::Create(C, "replay.s" + Twine(S), F);
     Sw->addCase(B.getInt64(S), Case);
@@ -101,11 +104,8 @@ Value *Instrumenter::emitLogReplay(IRBuilder<> &B, unsigned A, Value *Inst,
     GlobalVariable *GV = byteTable(M, Row, "vigil.replay");
     Value *T = B.CreateLoad(I8, B.CreateInBoundsGEP(I8, GV, B.CreateZExt(D, I64)));
     Value *Stepped = B.CreateSelect(Match, T, D);
-    BasicBlock *Ok = BasicBlock::Create(C, "replay.ok", F);
-    B.CreateCondBr(B.CreateICmpEQ(Stepped, B.getInt8(0xff)), Slow, Ok);
-    B.SetInsertPoint(Ok);
+    Next->addIncoming(Stepped, B.GetInsertBlock());
     B.CreateBr(Latch);
-    Next->addIncoming(Stepped, Ok);
   }
   B.SetInsertPoint(Latch);
   B.Insert(Next);
@@ -160,7 +160,7 @@ Function *Instrumenter::logSiteHook(unsigned A) {
   // The site from DFA state d: the fast state it enters (done when FINAL
   // in guideline mode, vigil/fastpath.h vigil_fast__enter), 0 when no
   // transition (the runtime reports it).
-  std::vector<uint8_t> SiteRow(Au.nstates, VIGIL_FAST_SLOW);
+  std::vector<uint8_t> SiteRow(Au.nstates + 1u, VIGIL_FAST_SLOW); // (the sink)
   unsigned Done = Au.nstates + 1u;
   for (unsigned Dd = 0; Dd < Au.nstates; ++Dd) {
     uint16_t T = Au.next[Dd * H.M.nsymbols + SymSite];

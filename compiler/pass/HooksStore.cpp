@@ -103,8 +103,15 @@ Function *Instrumenter::logHook(unsigned A, unsigned S) {
   // drains it at the end of every bound (pending counts this instance
   // until then) and forgets it when it touches the instance itself.
   emitTouch(B, A, Bound, Inst, Slow, /*outside the bound*/ Slow);
-  Value *Site = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FLAGS + 3), "site");
-  B.CreateCondBr(B.CreateICmpEQ(Site, B.getInt8(0)), Before, Slow, Likely);
+  if (logSite(A)) {
+    // Pre and Post disjoint (vigil_fast_log_site): after any site a Pre
+    // event is only recorded, for a later tuple; logged, it reaches the
+    // runtime's store in the same order, before anything it could change.
+    B.CreateBr(Before);
+  } else {
+    Value *Site = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FLAGS + 3), "site");
+    B.CreateCondBr(B.CreateICmpEQ(Site, B.getInt8(0)), Before, Slow, Likely);
+  }
   B.SetInsertPoint(Before);
   emitLogAppend(B, A, S, F, Inst, Ret, Slow);
   B.SetInsertPoint(Slow);

@@ -643,7 +643,7 @@ struct FastPath {
     uint64_t *Head = reinterpret_cast<uint64_t *>(
         I.bytes() + VIGIL_LOG_OFFSET(T.A.nalternatives, T.A.ncaptures));
     uint32_t N = uint32_t(*Head);
-    if (I.bytes()[VIGIL_HDR_FLAGS + 3] || N >= T.A.log_slots) {
+    if ((!LogSite && I.bytes()[VIGIL_HDR_FLAGS + 3]) || N >= T.A.log_slots) {
       ++LogSlow; // after the site, or the overflow: the runtime drains first
       runtimeEvent(S, V);
       return;
