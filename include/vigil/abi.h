@@ -226,6 +226,22 @@ enum vigil_bound_flags {
  * runtime empties the log by bumping the epoch (no ABA for the hook's
  * compare-and-swap), and on touching the instance (a stale log of an
  * abandoned bound is forgotten).
+ *
+ * The site from the log (vigil/fastpath.h vigil_fast_log_site: one
+ * alternative, guideline mode, Pre and Post disjoint).  The touch also
+ * empties the log and sets fast[0] = 1 (state 0, the runtime has not
+ * looked); the runtime's own touch leaves fast[0] = 0.  While fast[0] is 1
+ * every event is logged (header byte 43 is not looked at).  The site hook,
+ * seeing fast[0] == 1, replays the n entries in the log that carry its
+ * values through the DFA; if that and the site are transitions it claims
+ * the instance (fast[0]: 1 -> VIGIL_FAST_BUSY, compare-and-swap), writes
+ * the captures, fast[1] = n + 1 and, when it entered done, settled /
+ * passes / pending as a fast instance does, then fast[0] = the post-site
+ * fast state.  From then on Pre events are still logged and Post events
+ * take table steps.  The runtime, when it next looks at the instance in
+ * the bound, sees fast[1] != 0: it replays entries [0, n) as events, takes
+ * the site with the instance's captures, hands fast[0] to that check
+ * (reclaim), then replays the rest (runtime/inline_log.c).
  */
 #define VIGIL_LOG_SLOTS 8
 #define VIGIL_LOG_OFFSET(nalts, ncaptures) VIGIL_INSTANCE_BYTES(nalts, ncaptures)
