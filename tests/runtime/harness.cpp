@@ -931,6 +931,8 @@ std::vector<std::string> runGlobalThreads(Built &Bt, const std::vector<Tok> &Tra
             FP.exit();
           } else if (Tk.Kind == Tok::Site) {
             std::vector<uint64_t> Caps(T.A.ncaptures, 0);
+            if (Bt.SiteK)
+              Caps.back() = 7; // the value fire() gives the recorded events
             FP.site(Caps.data());
           } else {
             std::vector<std::pair<unsigned, std::vector<uint64_t>>> Fired;

@@ -439,6 +439,21 @@ static void threads() {
               " inline",
           strlen(Pattern) > 3 ? "only missing-after-site, some inline" : "none, some inline");
   }
+  // The site decided from the inline log (HooksLogSite.cpp's model), global:
+  // recording assertions, the log and its replay under the bound's lock.
+  for (const char *Pattern : {"A S", "A S B"}) {
+    Built B = buildAssertion(Pattern, G, V_RECORD, true, true, NextId++);
+    uint64_t Before = LogSiteInline;
+    std::vector<std::string> R = runGlobalThreads(B, parseTrace("[A S]"), 4, 2000);
+    bool OK = !strcmp(Pattern, "A S") ? R.empty() : !R.empty();
+    for (const std::string &X : R)
+      OK &= X == "missing-after-site";
+    check(OK && LogSiteInline > Before,
+          std::string("global \"") + Pattern + "\" recording, the site from the log, 4 threads",
+          std::to_string(R.size()) + " reports, " + std::to_string(LogSiteInline - Before) +
+              " sites inline",
+          strlen(Pattern) > 3 ? "only missing-after-site, some inline" : "none, some inline");
+  }
   Built B = buildAssertion("A(c) S", G, V_PLAIN, false, true, NextId++);
   vigil_assertion *A = &B.T->A;
   takeReports();
