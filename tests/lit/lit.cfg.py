@@ -20,6 +20,9 @@ config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 fast_path = os.environ.get("VIGIL_FAST_PATH", "1")
 config.test_exec_root = os.path.join(build, "lit" if fast_path != "0" else "lit-nofast")
 config.environment["VIGIL_FAST_PATH"] = fast_path
+# Statistics that count runtime calls differ between the two: such a check
+# names its FileCheck prefix with %fastpath (FAST or NOFAST).
+config.substitutions.append(("%fastpath", "FAST" if fast_path != "0" else "NOFAST"))
 
 config.environment["PATH"] = os.pathsep.join(
     [os.path.join(build, "bin"), llvm_bin, os.environ.get("PATH", "")])

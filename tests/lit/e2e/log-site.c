@@ -15,7 +15,7 @@
 // RUN: %t.slow pass 2>&1 | FileCheck %s --check-prefix=OK
 // 1 000 passing bounds: the runtime sees only the thread's first bound (it
 // registers the instance) -- the rest is inline.
-// RUN: env VIGIL_STATS=1 %t loop 2>&1 | FileCheck %s --check-prefix=LOOP
+// RUN: env VIGIL_STATS=1 %t loop 2>&1 | FileCheck %s --check-prefix=LOOP-%fastpath
 // RUN: env VIGIL_STATS=1 %t.slow loop 2>&1 | FileCheck %s --check-prefix=LOOP-SLOW
 // A second tuple at the site after an inline one: the runtime replays the
 // rebuilt store for it (passes; or fails, naming its value).
@@ -39,7 +39,7 @@
 // Global: the same hooks under the bound's lock.
 // RUN: %vigil-cc -DGLOBAL -O1 %s -o %t.g
 // RUN: %t.g pass 2>&1 | FileCheck %s --check-prefix=OK
-// RUN: env VIGIL_STATS=1 %t.g loop 2>&1 | FileCheck %s --check-prefix=LOOP
+// RUN: env VIGIL_STATS=1 %t.g loop 2>&1 | FileCheck %s --check-prefix=LOOP-%fastpath
 // RUN: %t.g second 2>&1 | FileCheck %s --check-prefix=OK
 // RUN: env VIGIL_ON_FAILURE=log %t.g second-wrong 2>&1 | FileCheck %s --check-prefix=SECOND
 // RUN: env VIGIL_ON_FAILURE=log %t.g after 2>&1 | FileCheck %s --check-prefix=AFTER
@@ -103,9 +103,10 @@ int main(int argc, char **argv) {
 }
 // OK-NOT: vigil
 // OK: done
-// LOOP: vigil: statistics (1 assertions)
-// LOOP: log-site.c:{{[0-9]+}}:3{{ +}}1000{{ +}}{{[0-9]}}{{ +}}1000{{ +}}0{{ +}}0
+// LOOP-FAST: vigil: statistics (1 assertions)
+// LOOP-FAST: log-site.c:{{[0-9]+}}:3{{ +}}1000{{ +}}{{[0-9]}}{{ +}}1000{{ +}}0{{ +}}0
 // LOOP-SLOW: log-site.c:{{[0-9]+}}:3{{ +}}1000{{ +}}7000{{ +}}1000{{ +}}0{{ +}}0
+// LOOP-NOFAST: log-site.c:{{[0-9]+}}:3{{ +}}1000{{ +}}7000{{ +}}1000{{ +}}0{{ +}}0
 // SECOND: vigil: assertion failed at {{.*}}log-site.c:{{[0-9]+}}:3
 // SECOND: reason: required event call(val(i)) did not happen before the assertion site (missing-before-site)
 // SECOND-NEXT: event: call(val(i))
