@@ -252,7 +252,9 @@ static inline void vg_log_drain(struct vigil_assertion *a, struct vigil_bound *b
  * (vigil/abi.h "Touching") or a log site decides (vigil/fastpath.h
  * VIGIL_FAST_BUSY): ignored, like one raised in the runtime. */
 static inline int vg_inline_busy(const struct vigil_assertion *a, const struct vg_header *h) {
-  return h->gen == VIGIL_GEN_TOUCHING ||
+  /* (an eager instance is never touched inline, and its gen may be 0 in
+   * a bound: VIGIL_BOUND_ENTRIES) */
+  return (h->gen == VIGIL_GEN_TOUCHING && h->assertion && !a->eager) ||
          (a->log_slots && a->nalternatives == 1 && h->fast[0] == VIGIL_FAST_BUSY);
 }
 /* replay.c: vg_record_quick over consecutive log entries; how many taken */

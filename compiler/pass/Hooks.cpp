@@ -160,25 +160,29 @@ void Instrumenter::emitTouch(IRBuilder<> &B, unsigned A, Value *Bound,
   B.SetInsertPoint(Inside);
   B.CreateCondBr(B.CreateTrunc(BG, B.getInt1Ty()), Check, Ret);
   B.SetInsertPoint(Check);
-  BasicBlock *Known = BasicBlock::Create(C, "registered", F);
-  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, 0)), Slow, Known);
-  B.SetInsertPoint(Known); // a handler inside the touch below: ignored
-  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, VIGIL_GEN_TOUCHING)), Ret,
-                 Touch);
+  B.CreateCondBr(B.CreateICmpEQ(G, ConstantInt::get(I64, 0)), Slow, Touch);
   B.SetInsertPoint(Touch);
-  // A signal handler on this thread may touch the same instance between
-  // the check above and the claim (tests/lit/faults/signal.c): linking it
-  // twice made the touched list a cycle, and the bound's end walked it for
-  // ever.  One compare-and-swap claims it, so exactly one of them links it;
-  // the claim is VIGIL_GEN_TOUCHING until the fields are this bound's (a
-  // handler in between took the last bound's state for this one's, and
-  // its inline site counted a pass twice), abi.h "Touching".
   BasicBlock *Link = BasicBlock::Create(C, "link", F);
   Value *GenP = at(B, Inst, VIGIL_HDR_GEN);
-  Value *Claim = B.CreateAtomicCmpXchg(GenP, G, ConstantInt::get(I64, VIGIL_GEN_TOUCHING),
-                                       MaybeAlign(8), AtomicOrdering::Monotonic,
-                                       AtomicOrdering::Monotonic, SyncScope::SingleThread);
-  B.CreateCondBr(B.CreateExtractValue(Claim, 1), Link, Cont);
+  if (As[A].Locality == GLOBAL) {
+    // Under the bound's lock: no other thread, and a signal handler of
+    // this one would wait for the lock it holds (docs/faults.md).
+    B.CreateBr(Link);
+  } else {
+    // A signal handler on this thread may touch the same instance between
+    // the check above and the claim (tests/lit/faults/signal.c): linking
+    // it twice made the touched list a cycle, and the bound's end walked
+    // it for ever.  One compare-and-swap claims it, so exactly one of them
+    // links it; the claim is gen = VIGIL_GEN_TOUCHING (0) until the fields
+    // are this bound's, so a handler in between calls the runtime, which
+    // ignores it (vg_inline_busy), instead of taking the last bound's state
+    // for this one's (its inline site counted a pass twice), abi.h
+    // "Touching".
+    Value *Claim = B.CreateAtomicCmpXchg(GenP, G, ConstantInt::get(I64, VIGIL_GEN_TOUCHING),
+                                         MaybeAlign(8), AtomicOrdering::Monotonic,
+                                         AtomicOrdering::Monotonic, SyncScope::SingleThread);
+    B.CreateCondBr(B.CreateExtractValue(Claim, 1), Link, Cont);
+  }
   B.SetInsertPoint(Link);
   B.CreateStore(ConstantInt::get(I64, fastInit(A)), at(B, Inst, VIGIL_HDR_FAST));
   B.CreateStore(ConstantInt::get(I32, 0), at(B, Inst, VIGIL_HDR_FLAGS));

@@ -127,10 +127,11 @@ enum vigil_bound_flags {
  *   fast[i] = 1 for each alternative that is fast-eligible, else 0;
  *   bytes 40..43 = 0; ever[i] = 0; bounds += 1; bound.pending += 1;
  *   then gen = bound.gen.
- * While gen is VIGIL_GEN_TOUCHING a signal handler's events for the
- * instance are ignored (inline and by the runtime), as the runtime ignores
- * those raised while it runs: the handler would otherwise see the last
- * bound's state as this one's.
+ * While gen is VIGIL_GEN_TOUCHING (0, the instance being registered) a
+ * signal handler's events for the instance go to the runtime, which
+ * ignores them, as it ignores those raised while it runs: the handler
+ * would otherwise see the last bound's state as this one's.  A global
+ * group's touch, under the bound's lock, stores without the claim.
  * A plain transition on symbol s of alternative i: ever[i] |= 1 << s and
  * fast[i] = the next state + 1.  A transition into "done" of a
  * single-alternative assertion also sets settled = 1, passes += 1,
@@ -196,7 +197,7 @@ enum vigil_bound_flags {
  */
 #define vigil_lock_tag() ((uint64_t)(uintptr_t)__builtin_thread_pointer())
 #define VIGIL_HDR_GEN 0
-#define VIGIL_GEN_TOUCHING (~(uint64_t)1) /* even: never a bound's gen */
+#define VIGIL_GEN_TOUCHING 0 /* with the instance registered: "Touching" below */
 #define VIGIL_HDR_NEXT 8
 #define VIGIL_HDR_FAST 16
 #define VIGIL_HDR_BOUNDS 24
