@@ -145,7 +145,10 @@ Function *Instrumenter::logSiteHook(unsigned A) {
   B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(1)), Replay, NotFirst,
                  MDBuilder(C).createLikelyBranchWeights());
   B.SetInsertPoint(NotFirst); // a signal handler inside this very hook: ignored
-  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(VIGIL_FAST_BUSY)), Ret, Past);
+  if (As[A].Locality == GLOBAL) // (under the lock: none, see emitTouch)
+    B.CreateBr(Past);
+  else
+    B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(VIGIL_FAST_BUSY)), Ret, Past);
 
   B.SetInsertPoint(Past);
   std::vector<Step> Steps = emitSteps(B, A, SymSite, Inst);
@@ -179,11 +182,15 @@ Function *Instrumenter::logSiteHook(unsigned A) {
   // tuple), one that comes after the claim is ignored (VIGIL_FAST_BUSY).
   BasicBlock *Claimed = BasicBlock::Create(C, "site.claimed", F);
   Value *FastP = at(B, Inst, VIGIL_HDR_FAST);
-  Value *Claim = B.CreateAtomicCmpXchg(FastP, B.getInt8(1), B.getInt8(VIGIL_FAST_BUSY),
-                                       MaybeAlign(1), AtomicOrdering::Monotonic,
-                                       AtomicOrdering::Monotonic, SyncScope::SingleThread);
-  B.CreateCondBr(B.CreateExtractValue(Claim, 1), Claimed, Slow,
-                 MDBuilder(C).createLikelyBranchWeights());
+  if (As[A].Locality == GLOBAL) { // under the bound's lock (emitTouch)
+    B.CreateBr(Claimed);
+  } else {
+    Value *Claim = B.CreateAtomicCmpXchg(FastP, B.getInt8(1), B.getInt8(VIGIL_FAST_BUSY),
+                                         MaybeAlign(1), AtomicOrdering::Monotonic,
+                                         AtomicOrdering::Monotonic, SyncScope::SingleThread);
+    B.CreateCondBr(B.CreateExtractValue(Claim, 1), Claimed, Slow,
+                   MDBuilder(C).createLikelyBranchWeights());
+  }
   B.SetInsertPoint(Claimed);
   for (unsigned I = 0; I < NCaps; ++I)
     storeCapture(B, A, I, Caps[I], Inst);

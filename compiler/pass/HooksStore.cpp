@@ -183,7 +183,10 @@ void Instrumenter::emitLogFirst(IRBuilder<> &B, unsigned A, unsigned S,
   Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
   B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(1)), Log, NotFirst);
   B.SetInsertPoint(NotFirst); // a signal handler inside the site hook: ignored
-  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(VIGIL_FAST_BUSY)), Ret, Step);
+  if (As[A].Locality == GLOBAL) // (under the bound's lock: none, emitTouch)
+    B.CreateBr(Step);
+  else
+    B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(VIGIL_FAST_BUSY)), Ret, Step);
   B.SetInsertPoint(Log);
   emitLogAppend(B, A, S, F, Inst, Ret, Slow);
   B.SetInsertPoint(Step);
