@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "oracle.h"
 
+#include "vigil/fastpath.h"
 #include "vigil/runtime.h"
 
 #include <cstdio>
@@ -482,6 +483,12 @@ static void property(unsigned N, uint64_t Seed) {
       std::vector<Tok> Tr = parseTrace(P.Trace);
       std::vector<std::string> Want = O.run(Tr);
       Violations += V == V_PLAIN && !Want.empty();
+      // The statistics agree too: passes, in every configuration.  Guideline
+      // mode only (where eager instances are): in conditional mode the fast
+      // configurations count fewer passes than the runtime's on a few
+      // traces (e.g. "A S" conditional "[ S B ][ A S A C B C~ B ]"), known
+      // and not yet looked into.
+      int64_t Passes = P.Mode == G ? -1 : -2;
       for (const Config &Cf : Configs) {
         ++Runs;
         std::vector<std::string> Got = runTrace(B, Tr, Cf);
@@ -490,6 +497,13 @@ static void property(unsigned N, uint64_t Seed) {
           continue;
         }
         bool OK = O.agrees(Got, Want);
+        if (Passes == -1)
+          Passes = int64_t(lastPasses());
+        if (OK && Passes >= 0 && int64_t(lastPasses()) != Passes) {
+          OK = false;
+          Got.push_back("passes=" + std::to_string(lastPasses()) + " (first run: " +
+                        std::to_string(Passes) + ")");
+        }
         if (!OK) {
           static const char *ModeNames[] = {"guideline", "conditional", "strict"};
           check(false,
@@ -659,6 +673,10 @@ int main(int argc, char **argv) {
   }
   printf("fast path model: %llu events and sites inline, %llu runtime calls\n",
          (unsigned long long)FastInline, (unsigned long long)FastSlow);
+  printf("eager OR exits: %llu pass, %llu quiet, %llu runtime\n",
+         (unsigned long long)EagerOrEnds[VIGIL_END_PASS],
+         (unsigned long long)EagerOrEnds[VIGIL_END_QUIET],
+         (unsigned long long)EagerOrEnds[VIGIL_END_RUNTIME]);
   printf("runtime: %u passed, %u failed\n", Passed, Failed);
   return Failed ? 1 : 0;
 }
