@@ -47,14 +47,18 @@ void vg_engine_settle_eager(struct vigil_bound *b, uint32_t n,
 }
 
 /* Whether the instance began its check in the abandoned bound: a state
- * other than the initial one, done or outside.  (A late-initialised
- * instance counts as begun when it was touched; an eager one is touched by
- * every entry, so the first step that moved it is the closest measure.) */
+ * other than the initial one or outside, and (one alternative) not done.
+ * (A late-initialised instance counts as begun when it was touched; an
+ * eager one is touched by every entry, so the first step that moved it is
+ * the closest measure.) */
 static int begun(struct vigil_assertion *a, const struct vg_header *h) {
   int moved = 0;
   for (unsigned ai = 0; ai < a->nalternatives; ai++)
     moved |= h->fast[ai] != 1 && h->fast[ai] != VIGIL_FAST_OUTSIDE;
-  return moved && end_of(a, h) != VIGIL_END_PASS;
+  /* With several alternatives the engine settles nothing before the end
+   * of the bound (one done alternative is no verdict yet for it), so an
+   * abandoned one is dropped even when it would have passed. */
+  return moved && (a->nalternatives > 1 || end_of(a, h) != VIGIL_END_PASS);
 }
 
 void vg_engine_enter_eager(struct vigil_bound *b, void *const *frame, uint32_t n,
