@@ -434,29 +434,21 @@ Value *Instrumenter::eagerEndJoint(IRBuilder<> &B, unsigned A) {
 }
 
 /// The clean chain's look at an eager OR instance.  The passing program's
-/// case first: the first alternative done and no other owned by the
-/// runtime (0, the only state vigil_fast_end_class calls OWNED that the
-/// inline path or the runtime ever writes) is PASS whatever the others
-/// are, one compare per alternative.  Anything else: the joint decision.
+/// case first: the first alternative done is PASS whatever the others are
+/// (vigil_fast_end_joint), one compare.  Anything else: the joint decision.
 /// RUNTIME goes on along the other chain (Asked); B is left where the
 /// clean chain goes on.
 void Instrumenter::emitEagerEndOr(IRBuilder<> &B, unsigned A, BasicBlock *Asked) {
   Function *F = B.GetInsertBlock()->getParent();
   Value *Inst = instance(B, A);
-  unsigned N = Host[A].size();
   BasicBlock *Pass = BasicBlock::Create(C, "eager.or.pass", F);
   BasicBlock *Other = BasicBlock::Create(C, "eager.or.other", F);
   BasicBlock *Next = BasicBlock::Create(C, "eager.or.next", F);
   uint8_t Done = uint8_t(vigil_fast_done(&Host[A][0]->M));
   Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
-  for (unsigned Alt = 0; Alt < N; ++Alt) {
-    BasicBlock *Yes = Alt + 1 < N ? BasicBlock::Create(C, "eager.or.held", F) : Pass;
-    Value *Ok = Alt == 0 ? B.CreateICmpEQ(Fs, B.getInt8(Done))
-                         : B.CreateICmpNE(B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + Alt)),
-                                          B.getInt8(0));
-    B.CreateCondBr(Ok, Yes, Other, MDBuilder(C).createLikelyBranchWeights());
-    B.SetInsertPoint(Yes);
-  }
+  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(Done)), Pass, Other,
+                 MDBuilder(C).createLikelyBranchWeights());
+  B.SetInsertPoint(Pass);
   bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
   B.CreateBr(Next);
   B.SetInsertPoint(Other);

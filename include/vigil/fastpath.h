@@ -195,16 +195,22 @@ static inline unsigned vigil_fast_end(const struct vigil_fast_model *m,
  * decided from every alternative's fast state.  Each contributes a class,
  * the classes are ORed, and vigil_fast_end_joint turns the union into
  * vigil_fast_end's answer:
- *   OWNED  the runtime owns it (0) or the state is none of the others:
- *          the runtime ends the instance;
  *   DONE   done: the assertion holds for the only value tuple that reached
  *          the site (a second tuple takes every alternative that saw the
- *          site to the runtime), what vg_shortcut_end decides;
+ *          site to the runtime), whatever the others are: what the engine
+ *          decides (vg_shortcut_end, and report_group without shortcuts).
+ *          The one exception, an instance the runtime dropped, has every
+ *          fast state 0 (the runtime clears them: instance.c);
+ *   OWNED  the runtime owns it (0) or the state is none of the others:
+ *          unless another alternative is done, the runtime ends the
+ *          instance;
  *   LATER  past the site but not done, or dead: the site was reached, and
  *          unless another alternative is done the runtime decides (and
  *          reports);
  *   0      before the site, or outside the bound: nothing happened yet.
- * With one alternative the classes give exactly vigil_fast_end. */
+ * With one alternative the classes give exactly vigil_fast_end.  The exit
+ * of a passing bound therefore tests one byte (the alternative likeliest
+ * done) before anything else. */
 #define VIGIL_ENDC_DONE 1u
 #define VIGIL_ENDC_LATER 2u
 #define VIGIL_ENDC_OWNED 4u
@@ -228,11 +234,9 @@ static inline unsigned vigil_fast_end_class(const struct vigil_fast_model *m,
 }
 
 static inline unsigned vigil_fast_end_joint(unsigned classes) {
-  if (classes & VIGIL_ENDC_OWNED)
-    return VIGIL_END_RUNTIME;
   if (classes & VIGIL_ENDC_DONE)
     return VIGIL_END_PASS;
-  if (classes & VIGIL_ENDC_LATER)
+  if (classes & (VIGIL_ENDC_OWNED | VIGIL_ENDC_LATER))
     return VIGIL_END_RUNTIME;
   return VIGIL_END_QUIET;
 }

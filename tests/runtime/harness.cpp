@@ -549,10 +549,8 @@ struct FastPath {
       } else { // Hooks.cpp emitEagerEndOr
         unsigned Classes = 0;
         bool Hot = I.fast()[0] == vigil_fast_done(&T.Models[0]);
-        for (unsigned A = 0; A < N; ++A) {
+        for (unsigned A = 0; A < N; ++A)
           Classes |= vigil_fast_end_class(&T.Models[A], N, I.fast()[A]);
-          Hot &= A == 0 || I.fast()[A] != 0;
-        }
         End = vigil_fast_end_joint(Classes);
         ++EagerOrEnds[End];
         if (Hot && End != VIGIL_END_PASS) {

@@ -301,6 +301,25 @@ static void stores() {
   for (int I = 0; I < 40; ++I)
     U += " B(9)";
   expect("A(c) B(c) S", G, (U + " B(5) S(5)]").c_str(), "", P | DROPPED | NO_TAGS, 16);
+  // the same in a top-level OR (an eager instance where the fast path is):
+  // the alternative recording from the first B(9) on cannot decide, and
+  // the other one, done, must not count a pass for the dropped bound
+  std::string V = "[";
+  for (int I = 0; I < 40; ++I)
+    V += " B(9)";
+  expect("S B(c) # S C", G, (V + " S(5) C]").c_str(), "", P | DROPPED | NO_TAGS, 16);
+  {
+    Built B = buildAssertion("S B(c) # S C", G, V_PLAIN, false, true, NextId++);
+    for (const Config &Cf : {Config{"history, fast", 1, true, 16, true},
+                             Config{"history, eager", 1, true, 16, true, true}}) {
+      std::string Got = join(runTrace(B, parseTrace(V + " S(5) C][ S C]"), Cf));
+      std::string Stats = "dropped=" + std::to_string(lastDropped()) +
+                          " passes=" + std::to_string(lastPasses());
+      check(Got.empty() && Stats == "dropped=1 passes=1",
+            std::string("\"S B(c) # S C\" dropped, then passed [") + Cf.Name + "]",
+            Got + " " + Stats, " dropped=1 passes=1");
+    }
+  }
   // free variables: too many bindings to follow
   std::string F = "[";
   for (int I = 0; I < 40; ++I)
