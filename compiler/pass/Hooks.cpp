@@ -568,11 +568,18 @@ Function *Instrumenter::enterHook(unsigned G) {
 /// A function of its own, never inlined, for what a bound's hooks do
 /// rarely (nesting): the hot path then loads depth once, into its compare
 /// (cmpl $0, depth), and keeps no register for it.
+///
+/// It has the unwind tables the module's functions have: a violation
+/// reported from it (the runtime at an eager group's exit) shows the
+/// program's stack through it, as one reported from an inline hook does
+/// (without them the backtrace stopped at this frame and was empty).
 Function *Instrumenter::coldHook(const Twine &Name, ArrayRef<Type *> Params) {
   Function *F = newHook(Name, Params);
   F->removeFnAttr(Attribute::AlwaysInline);
   F->addFnAttr(Attribute::NoInline);
   F->addFnAttr(Attribute::Cold);
+  if (M.getUwtable() != UWTableKind::None)
+    F->setUWTableKind(M.getUwtable());
   return F;
 }
 
