@@ -133,7 +133,8 @@ enum vigil_bound_flags {
  *
  * Top-level OR inline.  With several alternatives, one entering "done"
  * holds for the only value tuple that reached the site (a second tuple
- * takes every alternative to the runtime), so the assertion holds: when
+ * takes every alternative to the runtime), so the assertion holds: for a
+ * late-initialised instance (an eager one counts nothing inline), when
  * bytes 40..41 (settled, dropped) are 0 the hook sets settled = 2,
  * passes += 1, bound.pending -= 1.  The runtime, called later for the
  * instance in the same bound, undoes it (settled = 0, passes -= 1,
@@ -159,6 +160,10 @@ enum vigil_bound_flags {
  *                     ends those instances (as it ends a lazy OR instance:
  *                     dead states become its lazy failures) and the
  *                     touched list; then fast[i] = VIGIL_FAST_OUTSIDE.
+ *                     One alternative done is PASS whatever the others
+ *                     are: the runtime sets every fast[i] of an eager
+ *                     instance it drops to 0, and nothing else in a bound
+ *                     makes a done alternative's verdict a failure.
  * An eager instance is never on the touched list and never in pending.  Its
  * header's gen is set by the runtime when it first looks at the instance in
  * a bound (it then resets bytes 40..43 only), and its `bounds` statistic is
