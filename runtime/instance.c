@@ -267,6 +267,17 @@ static void alt_event(struct vg_ctx *c, unsigned s, const uint64_t *values) {
     vg_check_event(c, &alt->x->checks[i], s, values);
 }
 
+/* An eager instance with several alternatives that the runtime dropped
+ * gives every alternative to the runtime: the bound's exit then cannot
+ * take one done alternative for a pass (vigil/fastpath.h
+ * vigil_fast_end_joint), and every later event comes here and is ignored
+ * (nothing hands a dropped instance back). */
+static void drop_eager(const struct vigil_assertion *a, struct vg_header *h) {
+  if (a->eager && h->dropped)
+    for (unsigned ai = 0; ai < a->nalternatives; ai++)
+      h->fast[ai] = 0;
+}
+
 void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
                      void *instance, unsigned s, const uint64_t *values) {
   struct vg_header *h = instance;
@@ -299,6 +310,7 @@ void vg_engine_event(struct vigil_assertion *a, struct vigil_bound *b,
     if (rt && rt->fast_init[ai])
       handback(&c);
   }
+  drop_eager(a, h);
   /* nothing to settle or unsettle while no check exists (recording) */
   if (h->settled || vg_alts(h)[0].nchecks)
     sync_settled(a, b, h);
@@ -367,6 +379,7 @@ void vg_engine_site(struct vigil_assertion *a, struct vigil_bound *b,
     alt_site(&cs[ai], tuple);
     handback(&cs[ai]);
   }
+  drop_eager(a, h);
   sync_settled(a, b, h);
 }
 

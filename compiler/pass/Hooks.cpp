@@ -218,7 +218,14 @@ std::vector<Step> Instrumenter::emitSteps(IRBuilder<> &B, unsigned A,
       continue;
     Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + Alt), "fast");
     std::vector<uint8_t> Row = S == SymSite ? siteRow(A, Alt) : eventRow(A, Alt, S);
-    Value *N = lookup(B, Row, Fs);
+    // An eager OR instance outside its bound steps to itself (the steps of
+    // several alternatives are applied with no switch to catch the state).
+    std::vector<uint8_t> Table(Row);
+    if (Eager[A] && Host[A].size() > 1) {
+      Table.resize(256, VIGIL_FAST_SLOW);
+      Table[VIGIL_FAST_OUTSIDE] = VIGIL_FAST_OUTSIDE;
+    }
+    Value *N = lookup(B, Table, Fs);
     Steps.push_back(Step{Alt, Fs, N, std::move(Row)});
   }
   return Steps;
@@ -257,7 +264,10 @@ void Instrumenter::emitApply(IRBuilder<> &B, unsigned A, unsigned S,
     }
   }
   if (As[A].Alternatives.size() > 1) {
-    emitOrSettleSteps(B, A, Bound, Inst, Steps, Ret); // HooksOr.cpp
+    if (Eager[A]) // the exit decides from the joint state (emitEagerEnd)
+      B.CreateBr(Ret);
+    else
+      emitOrSettleSteps(B, A, Bound, Inst, Steps, Ret); // HooksOr.cpp
     return;
   }
   unsigned DoneState = Host[A][0]->Au.nstates + 1u;
@@ -351,17 +361,28 @@ Value *Instrumenter::eagerInstances(IRBuilder<> &B, unsigned G) {
 void Instrumenter::emitEagerInit(IRBuilder<> &B, unsigned G) {
   for (unsigned AI : Groups[G].Eager) {
     Value *Inst = instance(B, AI);
-    B.CreateStore(B.getInt8(1), at(B, Inst, VIGIL_HDR_FAST));
-    if (Host[AI][0]->EverRead)
-      B.CreateStore(ConstantInt::get(I64, 0), at(B, Inst, VIGIL_HDR_EVER));
+    B.CreateStore(fastWord(AI, fastInit(AI)), at(B, Inst, VIGIL_HDR_FAST));
+    for (unsigned Alt = 0; Alt < Host[AI].size(); ++Alt)
+      if (Host[AI][Alt]->EverRead)
+        B.CreateStore(ConstantInt::get(I64, 0), at(B, Inst, VIGIL_HDR_EVER + 8 * Alt));
   }
+}
+
+/// The fast bytes of an eager instance as one word: one byte per
+/// alternative, rounded up to a power of two (the bytes past the
+/// alternatives are 0, as the OR site's packed load expects).
+Constant *Instrumenter::fastWord(unsigned A, uint64_t V) const {
+  size_t N = Host[A].size();
+  unsigned Bytes = N <= 1 ? 1 : N <= 2 ? 2 : N <= 4 ? 4 : 8;
+  return ConstantInt::get(IntegerType::get(C, 8 * Bytes), V);
 }
 
 /// The outermost exit's look at each eager instance (vigil_fast_end),
 /// along two chains of blocks: the clean one, while no instance needs the
 /// runtime, and the other once one does (it ends in Settle); a pass is
 /// counted with one compare on both.  Leaves B at the end of the clean
-/// chain.
+/// chain.  An instance with several alternatives (top-level OR) is decided
+/// from their joint state (emitEagerEndOr).
 void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) {
   Function *F = B.GetInsertBlock()->getParent();
   const std::vector<unsigned> &Eager = Groups[G].Eager;
@@ -372,6 +393,12 @@ void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) 
   IRBuilder<> AB(C);
   for (size_t I = 0; I < Eager.size(); ++I) {
     unsigned AI = Eager[I];
+    if (Host[AI].size() > 1) {
+      emitEagerEndOr(B, AI, Asked[I + 1]);
+      AB.SetInsertPoint(Asked[I]);
+      emitEagerEndOrAsked(AB, AI, Asked[I + 1]);
+      continue;
+    }
     const HostAlt &H = *Host[AI][0];
     Value *Inst = instance(B, AI);
     uint8_t Done = uint8_t(vigil_fast_done(&H.M));
@@ -405,6 +432,66 @@ void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) 
                    Asked[I + 1], Next);
     B.SetInsertPoint(Next);
   }
+}
+
+/// vigil_fast_end_joint of eager OR instance A's alternatives, computed
+/// with one table load per alternative (vigil_fast_end_class) and one for
+/// the union of their classes.
+Value *Instrumenter::eagerEndJoint(IRBuilder<> &B, unsigned A) {
+  Value *Inst = instance(B, A);
+  unsigned N = Host[A].size();
+  Value *Classes = B.getInt8(0);
+  for (unsigned Alt = 0; Alt < N; ++Alt) {
+    std::vector<uint8_t> Row(256);
+    for (unsigned Fs = 0; Fs < 256; ++Fs)
+      Row[Fs] = uint8_t(vigil_fast_end_class(&Host[A][Alt]->M, N, Fs));
+    LoadInst *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + Alt), "fast.again");
+    Fs->setAtomic(AtomicOrdering::Monotonic); // as in emitSwitch
+    Fs->setAlignment(Align(1));
+    Classes = B.CreateOr(Classes, lookup(B, Row, Fs));
+  }
+  std::vector<uint8_t> Joint(8);
+  for (unsigned K = 0; K < 8; ++K)
+    Joint[K] = uint8_t(vigil_fast_end_joint(K));
+  return lookup(B, Joint, Classes);
+}
+
+/// The clean chain's look at an eager OR instance.  The passing program's
+/// case first: the first alternative done is PASS whatever the others are
+/// (vigil_fast_end_joint), one compare.  Anything else: the joint decision.
+/// RUNTIME goes on along the other chain (Asked); B is left where the
+/// clean chain goes on.
+void Instrumenter::emitEagerEndOr(IRBuilder<> &B, unsigned A, BasicBlock *Asked) {
+  Function *F = B.GetInsertBlock()->getParent();
+  Value *Inst = instance(B, A);
+  BasicBlock *Pass = BasicBlock::Create(C, "eager.or.pass", F);
+  BasicBlock *Other = BasicBlock::Create(C, "eager.or.other", F);
+  BasicBlock *Next = BasicBlock::Create(C, "eager.or.next", F);
+  uint8_t Done = uint8_t(vigil_fast_done(&Host[A][0]->M));
+  Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
+  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(Done)), Pass, Other,
+                 MDBuilder(C).createLikelyBranchWeights());
+  B.SetInsertPoint(Pass);
+  bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
+  B.CreateBr(Next);
+  B.SetInsertPoint(Other);
+  Value *End = eagerEndJoint(B, A);
+  BasicBlock *NotRuntime = BasicBlock::Create(C, "eager.or.decided", F);
+  B.CreateCondBr(B.CreateICmpEQ(End, B.getInt8(VIGIL_END_RUNTIME)), Asked, NotRuntime);
+  B.SetInsertPoint(NotRuntime);
+  B.CreateCondBr(B.CreateICmpEQ(End, B.getInt8(VIGIL_END_PASS)), Pass, Next);
+  B.SetInsertPoint(Next);
+}
+
+/// The other chain's look at an eager OR instance: count a pass, then Next.
+void Instrumenter::emitEagerEndOrAsked(IRBuilder<> &B, unsigned A, BasicBlock *Next) {
+  Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *Pass = BasicBlock::Create(C, "eager.asked.pass", F);
+  Value *End = eagerEndJoint(B, A);
+  B.CreateCondBr(B.CreateICmpEQ(End, B.getInt8(VIGIL_END_PASS)), Pass, Next);
+  B.SetInsertPoint(Pass);
+  bump(B, I64, at(B, instance(B, A), VIGIL_HDR_PASSES), 1);
+  B.CreateBr(Next);
 }
 
 /// A nested entry of an anchored group: a nesting unless its frame is not
@@ -504,11 +591,18 @@ Function *Instrumenter::enterHook(unsigned G) {
 /// A function of its own, never inlined, for what a bound's hooks do
 /// rarely (nesting): the hot path then loads depth once, into its compare
 /// (cmpl $0, depth), and keeps no register for it.
+///
+/// It has the unwind tables the module's functions have: a violation
+/// reported from it (the runtime at an eager group's exit) shows the
+/// program's stack through it, as one reported from an inline hook does
+/// (without them the backtrace stopped at this frame and was empty).
 Function *Instrumenter::coldHook(const Twine &Name, ArrayRef<Type *> Params) {
   Function *F = newHook(Name, Params);
   F->removeFnAttr(Attribute::AlwaysInline);
   F->addFnAttr(Attribute::NoInline);
   F->addFnAttr(Attribute::Cold);
+  if (M.getUwtable() != UWTableKind::None)
+    F->setUWTableKind(M.getUwtable());
   return F;
 }
 
@@ -607,9 +701,12 @@ Function *Instrumenter::exitHook(unsigned G) {
   B.CreateStore(B.getInt32(0), PendingP);
   B.CreateBr(Close);
   B.SetInsertPoint(Close);
-  for (unsigned AI : Gr.Eager)
-    B.CreateStore(B.getInt8(VIGIL_FAST_OUTSIDE),
-                  at(B, instance(B, AI), VIGIL_HDR_FAST));
+  for (unsigned AI : Gr.Eager) {
+    uint64_t Outside = 0;
+    for (unsigned Alt = 0; Alt < Host[AI].size(); ++Alt)
+      Outside |= uint64_t(VIGIL_FAST_OUTSIDE) << (8 * Alt);
+    B.CreateStore(fastWord(AI, Outside), at(B, instance(B, AI), VIGIL_HDR_FAST));
+  }
   if (!Gr.Entries)
     bump(B, I64, at(B, Bound, offsetof(vigil_bound, gen)), 1); // even outside
   B.CreateStore(B.getInt32(0), DepthP);
@@ -692,7 +789,7 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
           CB.CreateStore(ConstantInt::get(I8, 1), at(CB, Inst, VIGIL_HDR_SETTLED));
           bump(CB, I64, at(CB, Inst, VIGIL_HDR_PASSES), 1);
           bump(CB, I32, at(CB, Bound, offsetof(vigil_bound, pending)), -1);
-        } else if (V == DoneState && !Single) {
+        } else if (V == DoneState && !Single && !Eager[A]) {
           emitOrSettle(CB, Bound, Inst); // HooksOr.cpp
         }
       }
@@ -806,7 +903,15 @@ Function *Instrumenter::eventHook(unsigned A, unsigned S) {
   for (unsigned I = 0; I < E.Values.size(); ++I)
     if (E.Values[I].Kind == VAL_CAPTURE)
       Caps.push_back({E.Values[I].Index, F->getArg(I)});
-  if (Steps.size() == 1 && Eager[A] && Caps.empty()) {
+  // emitEagerStep records S in ever[] in every state it does not send to
+  // the runtime; a dead OR alternative's ever[] words its failure.
+  bool DeadEver = false;
+  if (Steps.size() == 1 && Host[A].size() > 1) {
+    const HostAlt &H = *Host[A][Steps[0].Alt];
+    DeadEver = ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1) &&
+               orDeadIn(Steps[0].Row);
+  }
+  if (Steps.size() == 1 && Eager[A] && Caps.empty() && !DeadEver) {
     emitEagerStep(B, A, S, Inst, Steps[0], Slow, Ret);
     Apply->eraseFromParent();
     return finishEventHook(F, A, S, Bound, Inst, Slow, Ret);

@@ -146,7 +146,7 @@ void Instrumenter::emitOrSiteCases(IRBuilder<> &B, unsigned A, Value *Bound,
     bool Done = false;
     for (unsigned J = 0; J < N; ++J)
       Done |= ((OutHot.first >> (8 * J)) & 0xff) == Host[A][J]->Au.nstates + 1u;
-    if (Done)
+    if (Done && !Eager[A]) // eager: the exit decides (Hooks.cpp emitEagerEnd)
       emitOrSettle(CB, Bound, Inst);
     CB.CreateBr(Ret);
     Sw->addCase(cast<ConstantInt>(ConstantInt::get(W, In)), BB);

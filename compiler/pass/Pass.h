@@ -215,6 +215,7 @@ private:
   llvm::Function *newHook(const llvm::Twine &Name,
                           llvm::ArrayRef<llvm::Type *> Params);
   uint64_t fastInit(unsigned A) const;
+  llvm::Constant *fastWord(unsigned A, uint64_t V) const;
   std::vector<uint8_t> eventRow(unsigned A, unsigned Alt, unsigned S) const;
   std::vector<uint8_t> siteRow(unsigned A, unsigned Alt) const;
   bool symbolInline(unsigned A, unsigned S) const;
@@ -249,6 +250,9 @@ private:
   llvm::Value *eagerInstances(llvm::IRBuilder<> &B, unsigned G);
   void emitEagerInit(llvm::IRBuilder<> &B, unsigned G);
   void emitEagerEnd(llvm::IRBuilder<> &B, unsigned G, llvm::BasicBlock *Settle);
+  void emitEagerEndOr(llvm::IRBuilder<> &B, unsigned A, llvm::BasicBlock *Asked);
+  void emitEagerEndOrAsked(llvm::IRBuilder<> &B, unsigned A, llvm::BasicBlock *Next);
+  llvm::Value *eagerEndJoint(llvm::IRBuilder<> &B, unsigned A);
   void emitNestedEntry(llvm::IRBuilder<> &B, unsigned G, llvm::Value *Bound,
                        llvm::Value *Frame, llvm::Value *D,
                        llvm::BasicBlock *Ret);

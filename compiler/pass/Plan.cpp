@@ -128,9 +128,11 @@ void Instrumenter::planGroups() {
   }
 }
 
-/// An instance the bound's entry may initialise: per-thread, inline, one
+/// An instance the bound's entry may initialise: per-thread, inline, every
 /// alternative taking its steps inline (vigil/abi.h "Eager instances"), in
-/// guideline mode.  Strict mode checks a bound in which an event happened
+/// guideline mode.  Several alternatives (top-level OR) are decided at the
+/// exit from their joint fast states (vigil/fastpath.h
+/// vigil_fast_end_joint).  Strict mode checks a bound in which an event happened
 /// even if the site was not reached, and an eager instance cannot tell an
 /// empty bound from one whose events left its state where it began (a
 /// self-loop); conditional mode may hand a state before the site back after
@@ -138,7 +140,10 @@ void Instrumenter::planGroups() {
 bool Instrumenter::eagerCandidate(unsigned A) const {
   return Fast[A] && As[A].Kind == AK_INLINE && As[A].Locality == PERTHREAD &&
          As[A].Mode == vigil::MODE_GUIDELINE &&
-         As[A].Alternatives.size() == 1 && Host[A][0]->Eligible && !logSite(A);
+         !As[A].Alternatives.empty() && As[A].Alternatives.size() <= 8 &&
+         std::all_of(Host[A].begin(), Host[A].end(),
+                     [](const std::unique_ptr<HostAlt> &H) { return H->Eligible; }) &&
+         !logSite(A);
 }
 
 /// Which members of each per-thread group are eager.  An eager instance

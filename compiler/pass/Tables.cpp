@@ -369,7 +369,8 @@ void Instrumenter::emitStorage() {
     // An eager instance starts outside its bound (vigil/abi.h).
     std::vector<uint8_t> Init(N, 0);
     if (Eager[AI])
-      Init[VIGIL_HDR_FAST] = VIGIL_FAST_OUTSIDE;
+      for (unsigned Alt = 0; Alt < A.Alternatives.size(); ++Alt)
+        Init[VIGIL_HDR_FAST + Alt] = VIGIL_FAST_OUTSIDE;
     Constant *InitC = Eager[AI] ? ConstantDataArray::get(C, ArrayRef<uint8_t>(Init))
                                 : (Constant *)Zero(N);
     auto *IGV = new GlobalVariable(

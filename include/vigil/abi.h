@@ -40,7 +40,7 @@
 
 #include <stdint.h>
 
-#define VIGIL_ABI_VERSION 8
+#define VIGIL_ABI_VERSION 9
 
 #define VIGIL_MAX_SYMBOLS 64      /* per assertion, bounds and site included */
 #define VIGIL_MAX_VALUES 8        /* value slots per event (args + return)   */
@@ -140,25 +140,37 @@ enum vigil_bound_flags {
  *
  * Top-level OR inline.  With several alternatives, one entering "done"
  * holds for the only value tuple that reached the site (a second tuple
- * takes every alternative to the runtime), so the assertion holds: when
+ * takes every alternative to the runtime), so the assertion holds: for a
+ * late-initialised instance (an eager one counts nothing inline), when
  * bytes 40..41 (settled, dropped) are 0 the hook sets settled = 2,
  * passes += 1, bound.pending -= 1.  The runtime, called later for the
  * instance in the same bound, undoes it (settled = 0, passes -= 1,
  * pending += 1) and turns dead fast states into its own lazy failures
  * first, so its end of the bound decides as if it had seen every step.
- * Eager instances (vigil_assertion.eager; per-thread, one alternative,
- * inline, guideline mode).  In a small bound group the pass initialises the instance at
- * every outermost entry instead of touching it at its first event, so its
- * hooks skip the generation check and the touch, and nothing on its inline
- * path counts anything:
- *   outermost entry:  fast[0] = 1 (ever[0] = 0 where a hook sets ever bits);
- *   events, site:     the table step alone; VIGIL_FAST_OUTSIDE is ignored;
- *                     "done" sets nothing else (no settled, passes, pending);
- *   outermost exit:   per eager instance, vigil_fast_end(fast[0]): PASS adds
- *                     one to passes, QUIET nothing, RUNTIME (or pending != 0)
- *                     calls __vigil_bound_settle_eager, which ends those
- *                     instances and the touched list; then fast[0] =
- *                     VIGIL_FAST_OUTSIDE for each.
+ * Eager instances (vigil_assertion.eager; per-thread, inline, guideline
+ * mode, every alternative fast-eligible; since ABI 8 also several
+ * alternatives, a top-level OR).  In a small bound group the pass
+ * initialises the instance at every outermost entry instead of touching it
+ * at its first event, so its hooks skip the generation check and the
+ * touch, and nothing on its inline path counts anything:
+ *   outermost entry:  fast[i] = 1 for every alternative (one store; bytes
+ *                     past the alternatives up to a power of two are 0),
+ *                     ever[i] = 0 where a hook sets ever bits;
+ *   events, site:     the table steps alone; VIGIL_FAST_OUTSIDE is ignored
+ *                     (or steps to itself); "done" sets nothing else (no
+ *                     settled, passes, pending: no OR settle either);
+ *   outermost exit:   per eager instance, vigil_fast_end(fast[0]), or with
+ *                     several alternatives vigil_fast_end_joint of the
+ *                     union of their vigil_fast_end_class (vigil/fastpath.h):
+ *                     PASS adds one to passes, QUIET nothing, RUNTIME (or
+ *                     pending != 0) calls __vigil_bound_settle_eager, which
+ *                     ends those instances (as it ends a lazy OR instance:
+ *                     dead states become its lazy failures) and the
+ *                     touched list; then fast[i] = VIGIL_FAST_OUTSIDE.
+ *                     One alternative done is PASS whatever the others
+ *                     are: the runtime sets every fast[i] of an eager
+ *                     instance it drops to 0, and nothing else in a bound
+ *                     makes a done alternative's verdict a failure.
  * An eager instance is never on the touched list and never in pending.  Its
  * header's gen is set by the runtime when it first looks at the instance in
  * a bound (it then resets bytes 40..43 only), and its `bounds` statistic is

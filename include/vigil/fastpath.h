@@ -218,4 +218,56 @@ static inline int vigil_fast_log_site(const struct vigil_automaton *au,
          au->nstates > 0 && au->nstates + 2u < VIGIL_FAST_BUSY;
 }
 
+/* ---- Eager OR instances (vigil/abi.h "Eager instances") -------------------
+ *
+ * The end of the bound for an eager instance with several alternatives is
+ * decided from every alternative's fast state.  Each contributes a class,
+ * the classes are ORed, and vigil_fast_end_joint turns the union into
+ * vigil_fast_end's answer:
+ *   DONE   done: the assertion holds for the only value tuple that reached
+ *          the site (a second tuple takes every alternative that saw the
+ *          site to the runtime), whatever the others are: what the engine
+ *          decides (vg_shortcut_end, and report_group without shortcuts).
+ *          The one exception, an instance the runtime dropped, has every
+ *          fast state 0 (the runtime clears them: instance.c);
+ *   OWNED  the runtime owns it (0) or the state is none of the others:
+ *          unless another alternative is done, the runtime ends the
+ *          instance;
+ *   LATER  past the site but not done, or dead: the site was reached, and
+ *          unless another alternative is done the runtime decides (and
+ *          reports);
+ *   0      before the site, or outside the bound: nothing happened yet.
+ * With one alternative the classes give exactly vigil_fast_end.  The exit
+ * of a passing bound therefore tests one byte (the alternative likeliest
+ * done) before anything else. */
+#define VIGIL_ENDC_DONE 1u
+#define VIGIL_ENDC_LATER 2u
+#define VIGIL_ENDC_OWNED 4u
+
+static inline unsigned vigil_fast_end_class(const struct vigil_fast_model *m,
+                                            unsigned nalternatives, unsigned f) {
+  const struct vigil_automaton *a = m->automaton;
+  if (f == VIGIL_FAST_OUTSIDE)
+    return 0;
+  if (f == 0)
+    return VIGIL_ENDC_OWNED;
+  if (f == vigil_fast_done(m))
+    return VIGIL_ENDC_DONE;
+  if (vigil_fast_or_lazy(m, nalternatives) && vigil_fast_dead(m, f))
+    return VIGIL_ENDC_LATER;
+  if (f > a->nstates)
+    return VIGIL_ENDC_OWNED;
+  if (!(a->states[f - 1].flags & VIGIL_SF_PAST_SITE))
+    return m->mode == VIGIL_MODE_GUIDELINE ? 0 : VIGIL_ENDC_OWNED;
+  return VIGIL_ENDC_LATER;
+}
+
+static inline unsigned vigil_fast_end_joint(unsigned classes) {
+  if (classes & VIGIL_ENDC_DONE)
+    return VIGIL_END_PASS;
+  if (classes & (VIGIL_ENDC_OWNED | VIGIL_ENDC_LATER))
+    return VIGIL_END_RUNTIME;
+  return VIGIL_END_QUIET;
+}
+
 #endif /* VIGIL_FASTPATH_H */

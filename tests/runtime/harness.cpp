@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -19,7 +20,10 @@ extern "C" uint64_t __vigil_test_dropped(vigil_assertion *a);
 static uint64_t LastDropped;
 uint64_t FastInline, FastSlow; // the fast path model: events kept inline, runtime calls
 uint64_t LogInline, LogSlow, LogSiteInline;   // the inline log model: events appended, runtime calls
+uint64_t EagerOrEnds[3];       // eager OR instances' exits: RUNTIME, QUIET, PASS
 uint64_t lastDropped() { return LastDropped; }
+static uint64_t LastPasses;
+uint64_t lastPasses() { return LastPasses; }
 
 using namespace vigil;
 
@@ -509,7 +513,11 @@ struct FastPath {
     unsigned N = T.A.nalternatives;
     for (unsigned A = 0; A < N; ++A) {
       if (R[A] == VIGIL_FAST_IGNORE) {
-        if (Eager && S != VIGIL_SYM_SITE) // Hooks.cpp emitEagerStep records it
+        // Hooks.cpp emitEagerStep records it; never in a dead OR
+        // alternative, whose ever[] words its failure
+        if (Eager && S != VIGIL_SYM_SITE &&
+            !(N > 1 && vigil_fast_or_lazy(&T.Models[A], N) &&
+              vigil_fast_dead(&T.Models[A], I.fast()[A])))
           I.ever()[A] |= uint64_t(1) << S;
         continue;
       }
@@ -519,7 +527,7 @@ struct FastPath {
         I.bytes()[VIGIL_HDR_SETTLED] = 1;
         ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
         --B.pending;
-      } else if (N > 1 && R[A] == vigil_fast_done(&T.Models[A]) &&
+      } else if (N > 1 && !Eager && R[A] == vigil_fast_done(&T.Models[A]) &&
                  !I.bytes()[VIGIL_HDR_SETTLED] && !I.bytes()[VIGIL_HDR_SETTLED + 1]) {
         // top-level OR: the first alternative done settles (abi.h)
         I.bytes()[VIGIL_HDR_SETTLED] = 2;
@@ -533,17 +541,32 @@ struct FastPath {
   /// (ever always: the pass clears it where a hook sets its bits, and the
   /// runtime reads no others), then the bound as the runtime opens it.
   void enterEager() {
-    if (Eager && B.depth == 0) {
-      I.fast()[0] = 1;
-      I.ever()[0] = 0;
-    }
+    if (Eager && B.depth == 0)
+      for (unsigned A = 0; A < T.A.nalternatives; ++A) {
+        I.fast()[A] = 1;
+        I.ever()[A] = 0;
+      }
     __vigil_bound_enter(&B, 0, nullptr);
   }
 
   /// The outermost exit of an eager group (Hooks.cpp exitHook).
   void exitEager() {
     if (Eager && B.depth == 1) {
-      unsigned End = vigil_fast_end(&T.Models[0], I.fast()[0]);
+      unsigned N = T.A.nalternatives, End;
+      if (N == 1) {
+        End = vigil_fast_end(&T.Models[0], I.fast()[0]);
+      } else { // Hooks.cpp emitEagerEndOr
+        unsigned Classes = 0;
+        bool Hot = I.fast()[0] == vigil_fast_done(&T.Models[0]);
+        for (unsigned A = 0; A < N; ++A)
+          Classes |= vigil_fast_end_class(&T.Models[A], N, I.fast()[A]);
+        End = vigil_fast_end_joint(Classes);
+        ++EagerOrEnds[End];
+        if (Hot && End != VIGIL_END_PASS) {
+          fprintf(stderr, "fast path model: the exit's first case is no pass\n");
+          abort();
+        }
+      }
       if (End == VIGIL_END_PASS)
         ++*reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
       if (End == VIGIL_END_RUNTIME || B.pending) {
@@ -552,7 +575,8 @@ struct FastPath {
         __vigil_bound_settle_eager(&B, 1, As, Insts);
         B.pending = 0;
       }
-      I.fast()[0] = VIGIL_FAST_OUTSIDE;
+      for (unsigned A = 0; A < N; ++A)
+        I.fast()[A] = VIGIL_FAST_OUTSIDE;
     }
     __vigil_bound_exit(&B, 0);
   }
@@ -809,8 +833,11 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   for (unsigned A = 0; A < T.A.nalternatives; ++A)
     T.FastInit[A] = uint8_t(Fast && vigil_fast_eligible(&T.Models[A]));
   // the pass's eager candidates (Plan.cpp eagerCandidate)
-  T.A.eager = uint8_t(C.Eager && Fast && T.A.nalternatives == 1 && T.FastInit[0] &&
-                      T.A.mode == VIGIL_MODE_GUIDELINE && T.A.locality != VIGIL_GLOBAL);
+  bool AllFast = T.A.nalternatives <= 8;
+  for (unsigned A = 0; A < T.A.nalternatives; ++A)
+    AllFast &= T.FastInit[A] != 0;
+  T.A.eager = uint8_t(C.Eager && Fast && AllFast && T.A.mode == VIGIL_MODE_GUIDELINE &&
+                      T.A.locality != VIGIL_GLOBAL);
   bool Log = setLog(T, C.Fast);
   bool LogSite = Log && vigil_fast_log_site(&T.Alts[0], T.A.nalternatives, T.A.mode,
                                             T.A.nfree);
@@ -838,7 +865,9 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   // previous run left it, as it does in a thread).
   B.flags = FP.Eager ? VIGIL_BOUND_ENTRIES : 0;
   if (FP.Eager)
-    I.fast()[0] = VIGIL_FAST_OUTSIDE;
+    for (unsigned A = 0; A < T.A.nalternatives; ++A)
+      I.fast()[A] = VIGIL_FAST_OUTSIDE;
+  uint64_t Passes0 = *reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES);
   for (const Tok &Tk : Trace) {
     switch (Tk.Kind) {
     case Tok::Enter:
@@ -887,6 +916,7 @@ std::vector<std::string> runTrace(Built &Bt, const std::vector<Tok> &Trace,
   // The runtime keeps a pointer to its bookkeeping: make the next run of
   // this assertion (another configuration) start afresh.
   LastDropped = __vigil_test_dropped(&T.A);
+  LastPasses = *reinterpret_cast<uint64_t *>(I.bytes() + VIGIL_HDR_PASSES) - Passes0;
   T.A.runtime = nullptr;
   {
     std::lock_guard<std::mutex> G(ReportLock);

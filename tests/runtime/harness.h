@@ -69,6 +69,8 @@ std::vector<std::string> runTrace(Built &B, const std::vector<Tok> &Trace,
                                   const Config &C);
 /// Instances of the last run's assertion dropped (unknowable verdicts).
 uint64_t lastDropped();
+/// The bounds the last runTrace counted as passed (the instance's passes).
+uint64_t lastPasses();
 /// The last run's reports, one line each (for failure messages).
 std::string lastReports();
 
@@ -83,6 +85,7 @@ std::vector<std::string> runObjects(Built &B, const std::vector<Tok> &Trace);
 
 void harnessInit();
 extern uint64_t FastInline, FastSlow, LogInline, LogSlow, LogSiteInline;
+extern uint64_t EagerOrEnds[3];
 std::vector<std::string> takeReports();
 
 #endif

@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "oracle.h"
 
+#include "vigil/fastpath.h"
 #include "vigil/runtime.h"
 
 #include <cstdio>
@@ -300,6 +301,25 @@ static void stores() {
   for (int I = 0; I < 40; ++I)
     U += " B(9)";
   expect("A(c) B(c) S", G, (U + " B(5) S(5)]").c_str(), "", P | DROPPED | NO_TAGS, 16);
+  // the same in a top-level OR (an eager instance where the fast path is):
+  // the alternative recording from the first B(9) on cannot decide, and
+  // the other one, done, must not count a pass for the dropped bound
+  std::string V = "[";
+  for (int I = 0; I < 40; ++I)
+    V += " B(9)";
+  expect("S B(c) # S C", G, (V + " S(5) C]").c_str(), "", P | DROPPED | NO_TAGS, 16);
+  {
+    Built B = buildAssertion("S B(c) # S C", G, V_PLAIN, false, true, NextId++);
+    for (const Config &Cf : {Config{"history, fast", 1, true, 16, true},
+                             Config{"history, eager", 1, true, 16, true, true}}) {
+      std::string Got = join(runTrace(B, parseTrace(V + " S(5) C][ S C]"), Cf));
+      std::string Stats = "dropped=" + std::to_string(lastDropped()) +
+                          " passes=" + std::to_string(lastPasses());
+      check(Got.empty() && Stats == "dropped=1 passes=1",
+            std::string("\"S B(c) # S C\" dropped, then passed [") + Cf.Name + "]",
+            Got + " " + Stats, " dropped=1 passes=1");
+    }
+  }
   // free variables: too many bindings to follow
   std::string F = "[";
   for (int I = 0; I < 40; ++I)
@@ -497,6 +517,12 @@ static void property(unsigned N, uint64_t Seed) {
       std::vector<Tok> Tr = parseTrace(P.Trace);
       std::vector<std::string> Want = O.run(Tr);
       Violations += V == V_PLAIN && !Want.empty();
+      // The statistics agree too: passes, in every configuration.  Guideline
+      // mode only (where eager instances are): in conditional mode the fast
+      // configurations count fewer passes than the runtime's on a few
+      // traces (e.g. "A S" conditional "[ S B ][ A S A C B C~ B ]"), known
+      // and not yet looked into.
+      int64_t Passes = P.Mode == G ? -1 : -2;
       for (const Config &Cf : Configs) {
         ++Runs;
         std::vector<std::string> Got = runTrace(B, Tr, Cf);
@@ -505,6 +531,13 @@ static void property(unsigned N, uint64_t Seed) {
           continue;
         }
         bool OK = O.agrees(Got, Want);
+        if (Passes == -1)
+          Passes = int64_t(lastPasses());
+        if (OK && Passes >= 0 && int64_t(lastPasses()) != Passes) {
+          OK = false;
+          Got.push_back("passes=" + std::to_string(lastPasses()) + " (first run: " +
+                        std::to_string(Passes) + ")");
+        }
         if (!OK) {
           static const char *ModeNames[] = {"guideline", "conditional", "strict"};
           check(false,
@@ -682,6 +715,10 @@ int main(int argc, char **argv) {
   printf("inline log sites: %llu decided inline\n", (unsigned long long)LogSiteInline);
   check(LogSiteInline > 0, "the inline site from the log was exercised",
         std::to_string(LogSiteInline), "some");
+  printf("eager OR exits: %llu pass, %llu quiet, %llu runtime\n",
+         (unsigned long long)EagerOrEnds[VIGIL_END_PASS],
+         (unsigned long long)EagerOrEnds[VIGIL_END_QUIET],
+         (unsigned long long)EagerOrEnds[VIGIL_END_RUNTIME]);
   printf("runtime: %u passed, %u failed\n", Passed, Failed);
   return Failed ? 1 : 0;
 }

@@ -58,6 +58,8 @@ int main(int argc, char **argv) {
 // EMPTY-NOT: assertion failed
 // EMPTY: done
 // BREAK: vigil: assertion failed at {{.*}}eager-empty.c:21:5
+// BREAK: backtrace:
+// BREAK-NEXT: #0 {{.*}}g
 // BREAK: vigil: assertion failed at {{.*}}eager-empty.c:28:5
 // BREAK: vigil: assertion failed at {{.*}}eager-empty.c:35:5
 // BREAK-NOT: assertion failed
