@@ -59,6 +59,13 @@ struct HostAlt {
   /// state takes there (a passing program's likely event: its hook tests
   /// that state first), or 0xff.
   std::vector<uint8_t> HotSym;
+  /// Per DFA state: the symbols that take some shortest path from it to a
+  /// final state (HotSym's among them), as a mask (Hooks.cpp likelyRank:
+  /// which states a hook tests before its table or switch).
+  std::vector<uint64_t> Likely;
+  /// Per DFA state: the symbols that move to another state as far from a
+  /// final state (an optional event, an OR block's other member).
+  std::vector<uint64_t> Sideways;
 };
 
 /// Assertions sharing both bounds and the locality.
