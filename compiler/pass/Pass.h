@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
 
 #include <map>
 #include <memory>
@@ -335,6 +336,13 @@ llvm::Value *at(llvm::IRBuilder<> &B, llvm::Value *Base, unsigned Off);
 void bump(llvm::IRBuilder<> &B, llvm::Type *Ty, llvm::Value *P, int Delta);
 /// A debug location for instrumentation placed before I.
 void locate(llvm::IRBuilder<> &B, llvm::Instruction *I);
+
+/// After the LTO pipeline: the block of a rare out-of-line call gets its
+/// own copy of a small call-free rest of the function, so that the fast
+/// path needs no stack frame (SlowTails.cpp).
+struct SlowTails : llvm::PassInfoMixin<SlowTails> {
+  llvm::PreservedAnalyses run(llvm::Function &F, llvm::FunctionAnalysisManager &);
+};
 
 } // namespace pass
 } // namespace vigil
