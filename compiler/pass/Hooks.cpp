@@ -16,6 +16,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/MDBuilder.h"
 
+#include <algorithm>
 #include <cstddef>
 
 using namespace llvm;
@@ -716,6 +717,97 @@ Function *Instrumenter::exitHook(unsigned G) {
   return Groups[G].Exit = F;
 }
 
+/// How likely a passing program takes S in fast state Fs: 0 on the
+/// shortest path from the start (HotSym); 1 on some shortest path from Fs
+/// to a final state; 2 to another state as far from a final one (an
+/// optional event, an OR block's other member after the first); 3
+/// otherwise, left to the switch or table.
+static unsigned likelyRank(const HostAlt &H, unsigned S, unsigned Fs) {
+  if (Fs < 1 || Fs > H.Au.nstates || S >= 64)
+    return 3;
+  if (H.HotSym[Fs - 1] == S)
+    return 0;
+  if ((H.Likely[Fs - 1] >> S) & 1)
+    return 1;
+  if ((H.Sideways[Fs - 1] >> S) & 1)
+    return 2;
+  return 3;
+}
+
+/// Whether fast state Fs is one the hook of S tests before its table or
+/// switch.  The site's: any state of rank 0-2 (it is reached once per
+/// bound, in whichever state the events before it left: optional events,
+/// an OR block in either order).  An event's: the state of the start's
+/// shortest path (rank 0); or, for a symbol on no shortest path at all (an
+/// optional event), where it moves sideways (2).  Not where the symbol
+/// takes some other shortest path (1): that is mostly an OR block's other
+/// member, which a program calling both members takes second, where the
+/// row ignores it, and a test there that fails costs that program more
+/// (two instructions and a jump) than a hit saves another (three).
+static bool hotCandidate(const HostAlt &H, unsigned S, unsigned Fs) {
+  unsigned R = likelyRank(H, S, Fs);
+  if (S == SymSite || R == 0)
+    return R < 3;
+  if (R != 2)
+    return false;
+  for (uint64_t L : H.Likely)
+    if ((L >> S) & 1)
+      return false;
+  return true;
+}
+
+/// The states a hook tests one by one before its table or switch (Hot:
+/// the candidates), most likely first (likelyRank, then state order).  An
+/// event's hook tests one: a miss costs two instructions, and its table
+/// (five or six) is cheaper than a second reload and compare chain.  The
+/// site's hook tests up to three: it runs once per bound in whichever
+/// state the events before it left (optional events, OR blocks in either
+/// order), and its fallback is a switch (bit tests, about a dozen).
+static std::vector<unsigned> orderHot(const HostAlt &H, unsigned S,
+                                      std::vector<unsigned> Hot) {
+  std::sort(Hot.begin(), Hot.end(), [&](unsigned X, unsigned Y) {
+    return std::make_pair(likelyRank(H, S, X), X) <
+           std::make_pair(likelyRank(H, S, Y), Y);
+  });
+  size_t Max = S == SymSite ? 3 : 1;
+  if (Hot.size() > Max)
+    Hot.resize(Max);
+  return Hot;
+}
+
+/// The state reloaded for what follows a compare on the hook's first load
+/// (volatile: LLVM neither merges it with that load nor with another
+/// reload, and, unlike an atomic load, folds its zero extension).
+static Value *reloadFast(IRBuilder<> &B, Value *FastP) {
+  LoadInst *Again = B.CreateLoad(B.getInt8Ty(), FastP, /*isVolatile=*/true,
+                                 "fast.again");
+  Again->setAlignment(Align(1));
+  return Again;
+}
+
+/// Tests the hot states one by one: the first on the hook's own load of
+/// the state (Fs: one use, folded into the compare), the others on one
+/// reload.  Returns the state for the switch or table that follows, in
+/// B's block: a reload of its own after two or more compares where Split
+/// (a switch: LLVM would otherwise fold the compares into it).
+static Value *emitHotChain(IRBuilder<> &B, Value *Fs, Value *FastP,
+                           ArrayRef<std::pair<unsigned, BasicBlock *>> Hot,
+                           bool Split) {
+  LLVMContext &C = B.getContext();
+  Function *F = B.GetInsertBlock()->getParent();
+  for (size_t I = 0; I < Hot.size(); ++I) {
+    if (I == 1)
+      Fs = reloadFast(B, FastP);
+    BasicBlock *Next = BasicBlock::Create(C, "unlikely", F);
+    B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(uint8_t(Hot[I].first))),
+                   Hot[I].second, Next, MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Next);
+  }
+  if (Hot.size() == 1 || (Hot.size() > 1 && Split))
+    Fs = reloadFast(B, FastP);
+  return Fs;
+}
+
 /// One alternative observes the symbol (the common case): a switch on its
 /// fast state, one case per distinct table entry, so each case stores a
 /// constant and knows at compile time whether it enters "done"; LLVM lowers
@@ -728,17 +820,15 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
                               ArrayRef<std::pair<unsigned, Value *>> Caps,
                               BasicBlock *Slow, BasicBlock *Ret) {
   Function *F = B.GetInsertBlock()->getParent();
-  // The happy path's case is tested first on its own load, which then has
-  // one use and folds into the compare (cmpb $state, %fs:fast); the switch
-  // reloads the state (an atomic load, which LLVM does not merge with the
-  // first) rather than keeping it in a register for the rare cases.
+  // The likely cases are tested first (emitHotChain), the first on its own
+  // load, which then has one use and folds into the compare (cmpb $state,
+  // %fs:fast); the switch is on a reload of the state (volatile: LLVM does
+  // not merge it with the first) rather than on a register kept for the
+  // rare cases.
   BasicBlock *Head = B.GetInsertBlock();
   BasicBlock *SwBB = BasicBlock::Create(C, "switch", F);
   B.SetInsertPoint(SwBB);
-  LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + St.Alt), "fast.again");
-  Again->setAtomic(AtomicOrdering::Monotonic);
-  Again->setAlignment(Align(1));
-  SwitchInst *Sw = B.CreateSwitch(Again, Slow);
+  SwitchInst *Sw = B.CreateSwitch(B.getInt8(0), Slow); // condition: below
   std::vector<std::pair<unsigned, BasicBlock *>> HotCases;
   std::map<std::pair<uint8_t, bool>, BasicBlock *> Cases; // (entry, hot)
   unsigned DoneState = Host[A][St.Alt]->Au.nstates + 1u;
@@ -746,24 +836,37 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
   const HostAlt &H = *Host[A][St.Alt];
   bool Pre = S != SymSite && ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1);
   std::vector<uint32_t> Weights{1}; // the default: the runtime
-  for (unsigned Fs = 0; Fs < St.Row.size(); ++Fs) {
+  // The row's entry for fast state Fs as the hook treats it.  Fewer cases,
+  // fewer jump tables: a self-loop whose symbol `ever` already holds
+  // changes nothing, and a final state is never a fast state in guideline
+  // mode (entering it is "done"); both are ignored.
+  auto Entry = [&](unsigned Fs) {
     uint8_t V = St.Row[Fs];
-    if (V == VIGIL_FAST_SLOW)
-      continue;
-    // Fewer cases, fewer jump tables: a self-loop whose symbol `ever`
-    // already holds changes nothing, and a final state is never a fast
-    // state in guideline mode (entering it is "done"); both are ignored.
-    if (Caps.empty() && Fs >= 1 && Fs <= H.Au.nstates && V != VIGIL_FAST_IGNORE) {
+    if (V != VIGIL_FAST_SLOW && Caps.empty() && Fs >= 1 && Fs <= H.Au.nstates &&
+        V != VIGIL_FAST_IGNORE) {
       bool Known = !Pre || ((H.Surely[Fs - 1] >> S) & 1);
       bool Unreached = H.M.mode == VIGIL_MODE_GUIDELINE &&
                        (H.Au.states[Fs - 1].flags & VIGIL_SF_FINAL);
       if ((V == Fs && Known) || Unreached)
         V = VIGIL_FAST_IGNORE;
     }
-    // The happy path's case gets a block of its own so that LLVM peels it
-    // (one compare) rather than folding it into bit tests or a table.
-    bool Hot = Fs >= 1 && Fs <= H.Au.nstates && H.HotSym[Fs - 1] == S &&
-               V != VIGIL_FAST_IGNORE;
+    return V;
+  };
+  // The likely cases, each with a block of its own, tested before the
+  // switch (one compare each) rather than folded into bit tests or a table.
+  std::vector<unsigned> Likely;
+  for (unsigned Fs = 0; Fs < St.Row.size(); ++Fs) {
+    uint8_t V = Entry(Fs);
+    if (V != VIGIL_FAST_SLOW && V != VIGIL_FAST_IGNORE && V != Fs &&
+        hotCandidate(H, S, Fs))
+      Likely.push_back(Fs);
+  }
+  std::vector<unsigned> HotStates = orderHot(H, S, Likely);
+  for (unsigned Fs = 0; Fs < St.Row.size(); ++Fs) {
+    uint8_t V = Entry(Fs);
+    if (V == VIGIL_FAST_SLOW)
+      continue;
+    bool Hot = std::count(HotStates.begin(), HotStates.end(), Fs) != 0;
     BasicBlock *&BB = Cases[{V, Hot}];
     if (!BB) {
       BB = BasicBlock::Create(C, V == VIGIL_FAST_IGNORE ? "ignore" : "to", F);
@@ -796,23 +899,19 @@ void Instrumenter::emitSwitch(IRBuilder<> &B, unsigned A, unsigned S,
       CB.CreateBr(Ret);
     }
     Sw->addCase(B.getInt8(uint8_t(Fs)), BB);
-    Weights.push_back(Hot ? 1000 : 1);
-    if (Hot)
-      HotCases.push_back({Fs, BB});
+    Weights.push_back(1);
   }
+  for (unsigned Fs : HotStates)
+    HotCases.push_back({Fs, Cases[{Entry(Fs), true}]});
   B.SetInsertPoint(Head);
-  if (HotCases.size() == 1)
-    B.CreateCondBr(B.CreateICmpEQ(St.Fs, B.getInt8(uint8_t(HotCases[0].first))),
-                   HotCases[0].second, SwBB,
-                   MDBuilder(C).createLikelyBranchWeights());
-  else
-    B.CreateBr(SwBB);
+  Value *Again = emitHotChain(B, St.Fs, at(B, Inst, VIGIL_HDR_FAST + St.Alt),
+                              HotCases, /*Split=*/true);
+  B.CreateBr(SwBB);
+  Sw->setCondition(Again);
   if (Eager[A]) { // outside the bound
     Sw->addCase(B.getInt8(VIGIL_FAST_OUTSIDE), Ret);
     Weights.push_back(1);
   }
-  // A case on the happy path dominates: LLVM tests it first (switch
-  // peeling) instead of starting with a jump table or bit tests.
   Sw->setMetadata(LLVMContext::MD_prof, MDBuilder(C).createBranchWeights(Weights));
 }
 
@@ -832,15 +931,15 @@ void Instrumenter::emitEagerStep(IRBuilder<> &B, unsigned A, unsigned S,
   const HostAlt &H = *Host[A][St.Alt];
   bool Pre = ((H.Au.pre >> S) & 1) && ((H.EverRead >> S) & 1);
   std::vector<uint8_t> Row(256, VIGIL_FAST_SLOW);
-  int HotFs = -1, Hots = 0;
+  std::vector<unsigned> HotStates;
   for (unsigned Fs = 0; Fs < 256; ++Fs) {
     uint8_t V = Fs < St.Row.size() ? St.Row[Fs] : uint8_t(VIGIL_FAST_SLOW);
     Row[Fs] = V == VIGIL_FAST_IGNORE ? uint8_t(Fs) : V;
     if (Fs == VIGIL_FAST_OUTSIDE)
       Row[Fs] = uint8_t(Fs);
-    if (Fs >= 1 && Fs <= H.Au.nstates && H.HotSym[Fs - 1] == S &&
-        V != VIGIL_FAST_IGNORE && V != VIGIL_FAST_SLOW && V != Fs)
-      HotFs = int(Fs), ++Hots;
+    if (hotCandidate(H, S, Fs) && V != VIGIL_FAST_IGNORE &&
+        V != VIGIL_FAST_SLOW && V != Fs)
+      HotStates.push_back(Fs);
   }
   auto Store = [&](IRBuilder<> &CB, Value *V) {
     CB.CreateStore(V, at(CB, Inst, VIGIL_HDR_FAST + St.Alt));
@@ -852,24 +951,17 @@ void Instrumenter::emitEagerStep(IRBuilder<> &B, unsigned A, unsigned S,
     }
     CB.CreateBr(Ret);
   };
-  BasicBlock *Rest = BasicBlock::Create(C, "table", F);
-  if (Hots == 1) {
-    BasicBlock *Hot = BasicBlock::Create(C, "hot", F);
-    B.CreateCondBr(B.CreateICmpEQ(St.Fs, B.getInt8(uint8_t(HotFs))), Hot, Rest,
-                   MDBuilder(C).createLikelyBranchWeights());
-    IRBuilder<> HB(Hot);
+  // The likely states one by one (as in emitSwitch), then the table on a
+  // reload (without a likely state: on the hook's load, its one use).
+  std::vector<std::pair<unsigned, BasicBlock *>> Hot;
+  for (unsigned HotFs : orderHot(H, S, HotStates)) {
+    BasicBlock *HotBB = BasicBlock::Create(C, "hot", F);
+    IRBuilder<> HB(HotBB);
     Store(HB, HB.getInt8(Row[HotFs]));
-  } else {
-    B.CreateBr(Rest);
+    Hot.push_back({HotFs, HotBB});
   }
-  B.SetInsertPoint(Rest);
-  Value *Fs = St.Fs; // without a peeled case its load has this one use
-  if (Hots == 1) {
-    LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST + St.Alt), "fast.again");
-    Again->setAtomic(AtomicOrdering::Monotonic); // as in emitSwitch
-    Again->setAlignment(Align(1));
-    Fs = Again;
-  }
+  Value *Fs = emitHotChain(B, St.Fs, at(B, Inst, VIGIL_HDR_FAST + St.Alt), Hot,
+                           /*Split=*/false);
   Value *Next = lookup(B, Row, Fs);
   BasicBlock *Go = BasicBlock::Create(C, "step", F);
   B.CreateCondBr(B.CreateICmpEQ(Next, B.getInt8(VIGIL_FAST_SLOW)), Slow, Go);

@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
 
 #include <map>
 #include <memory>
@@ -60,6 +61,13 @@ struct HostAlt {
   /// state takes there (a passing program's likely event: its hook tests
   /// that state first), or 0xff.
   std::vector<uint8_t> HotSym;
+  /// Per DFA state: the symbols that take some shortest path from it to a
+  /// final state (HotSym's among them), as a mask (Hooks.cpp likelyRank:
+  /// which states a hook tests before its table or switch).
+  std::vector<uint64_t> Likely;
+  /// Per DFA state: the symbols that move to another state as far from a
+  /// final state (an optional event, an OR block's other member).
+  std::vector<uint64_t> Sideways;
 };
 
 /// Assertions sharing both bounds and the locality.
@@ -352,6 +360,13 @@ llvm::Value *at(llvm::IRBuilder<> &B, llvm::Value *Base, unsigned Off);
 void bump(llvm::IRBuilder<> &B, llvm::Type *Ty, llvm::Value *P, int Delta);
 /// A debug location for instrumentation placed before I.
 void locate(llvm::IRBuilder<> &B, llvm::Instruction *I);
+
+/// After the LTO pipeline: the block of a rare out-of-line call gets its
+/// own copy of a small call-free rest of the function, so that the fast
+/// path needs no stack frame (SlowTails.cpp).
+struct SlowTails : llvm::PassInfoMixin<SlowTails> {
+  llvm::PreservedAnalyses run(llvm::Function &F, llvm::FunctionAnalysisManager &);
+};
 
 } // namespace pass
 } // namespace vigil

@@ -139,6 +139,57 @@ static std::vector<uint8_t> happyPath(const vigil_automaton &Au, unsigned NSyms)
   return Hot;
 }
 
+/// Per state, the symbols that take some shortest path from that state to a
+/// final state (the bounds' symbols aside): the next state is one step
+/// nearer a final state.  Where the events come in another order than the
+/// one shortest path from the start (happyPath), or an OR block's other
+/// member comes first, a passing program still takes such a symbol in the
+/// state it is in (Hooks.cpp likelyRank: the states a hook tests first).
+/// Sideways (when given): per state, the symbols that move to another state
+/// as far from a final state (an optional event, an OR block's other
+/// member after the first).
+static std::vector<uint64_t> likelySyms(const vigil_automaton &Au, unsigned NSyms,
+                                        std::vector<uint64_t> &Sideways) {
+  unsigned N = Au.nstates;
+  std::vector<uint64_t> Likely(N, 0);
+  Sideways.assign(N, 0);
+  const unsigned Far = ~0u;
+  std::vector<unsigned> Dist(N, Far);
+  std::vector<unsigned> Queue;
+  for (unsigned D = 0; D < N; ++D)
+    if (Au.states[D].flags & VIGIL_SF_FINAL)
+      Dist[D] = 0, Queue.push_back(D);
+  // Backwards breadth first: relax every edge into the states found so far
+  // (the automata are small: a few dozen states and symbols).
+  for (size_t Q = 0; Q < Queue.size(); ++Q) {
+    unsigned T = Queue[Q];
+    for (unsigned D = 0; D < N; ++D) {
+      if (Dist[D] != Far)
+        continue;
+      for (unsigned S = VIGIL_SYM_SITE; S < NSyms; ++S)
+        if (Au.next[D * NSyms + S] == T) {
+          Dist[D] = Dist[T] + 1;
+          Queue.push_back(D);
+          break;
+        }
+    }
+  }
+  for (unsigned D = 0; D < N; ++D) {
+    if (Dist[D] == Far || Dist[D] == 0)
+      continue;
+    for (unsigned S = VIGIL_SYM_SITE; S < NSyms && S < 64; ++S) {
+      unsigned T = Au.next[D * NSyms + S];
+      if (T == VIGIL_NO_STATE || T >= N || T == D)
+        continue;
+      if (Dist[T] + 1 == Dist[D])
+        Likely[D] |= uint64_t(1) << S;
+      else if (Dist[T] == Dist[D])
+        Sideways[D] |= uint64_t(1) << S;
+    }
+  }
+  return Likely;
+}
+
 void Instrumenter::makeTypes() {
   auto Pad = [&](unsigned N) { return ArrayType::get(I8, N); };
   ValueDescTy = StructType::create(C, {Ptr, I64, I8, I8, I8, I8, I8, Pad(3)},
@@ -209,6 +260,7 @@ void Instrumenter::buildHost() {
       H->Surely = surelySeen(H->Au, H->M.nsymbols);
       H->EverRead = everRead(H->Au, H->M.nsymbols);
       H->HotSym = happyPath(H->Au, H->M.nsymbols);
+      H->Likely = likelySyms(H->Au, H->M.nsymbols, H->Sideways);
       Any |= H->Eligible;
       Host.back().push_back(std::move(H));
     }

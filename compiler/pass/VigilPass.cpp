@@ -215,10 +215,22 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   else // the hooks are always-inline, even at -O0
                     MPM.addPass(AlwaysInlinerPass());
                 });
-            // For testing with opt: -passes=vigil-instrument
+            PB.registerFullLinkTimeOptimizationLastEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel L) {
+                  if (L != OptimizationLevel::O0)
+                    MPM.addPass(createModuleToFunctionPassAdaptor(
+                        vigil::pass::SlowTails()));
+                });
+            // For testing with opt: -passes=vigil-instrument, and
+            // -passes=vigil-slow-tails
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, ModulePassManager &MPM,
                    ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name == "vigil-slow-tails") {
+                    MPM.addPass(createModuleToFunctionPassAdaptor(
+                        vigil::pass::SlowTails()));
+                    return true;
+                  }
                   if (Name != "vigil-instrument")
                     return false;
                   MPM.addPass(VigilInstrument());
