@@ -415,16 +415,8 @@ void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) 
     std::vector<uint8_t> Row(VIGIL_FAST_OUTSIDE + 1, VIGIL_END_RUNTIME);
     for (unsigned Fs = 0; Fs < Row.size(); ++Fs)
       Row[Fs] = uint8_t(vigil_fast_end(&H.M, Fs));
-    BasicBlock *Pass = BasicBlock::Create(C, "eager.pass", F);
-    BasicBlock *Other = BasicBlock::Create(C, "eager.other", F);
     BasicBlock *Next = BasicBlock::Create(C, "eager.next", F);
-    Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
-    B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(Done)), Pass, Other,
-                   MDBuilder(C).createLikelyBranchWeights());
-    B.SetInsertPoint(Pass);
-    bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
-    B.CreateBr(Next);
-    B.SetInsertPoint(Other);
+    emitPassIfDone(B, Inst, Done, BasicBlock::Create(C, "eager.pass", F), Next);
     LoadInst *Again = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast.again");
     Again->setAtomic(AtomicOrdering::Monotonic); // as in emitSwitch
     Again->setAlignment(Align(1));
@@ -433,6 +425,20 @@ void Instrumenter::emitEagerEnd(IRBuilder<> &B, unsigned G, BasicBlock *Settle) 
                    Asked[I + 1], Next);
     B.SetInsertPoint(Next);
   }
+}
+
+/// The passing program's exit: fast[0] done, the likely case, goes to Pass
+/// (filled here: one more pass, then Next); B is left in the other case.
+void Instrumenter::emitPassIfDone(IRBuilder<> &B, Value *Inst, uint8_t Done,
+                                  BasicBlock *Pass, BasicBlock *Next) {
+  BasicBlock *Other = BasicBlock::Create(C, Pass->getName() + ".not", Pass->getParent());
+  Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
+  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(Done)), Pass, Other,
+                 MDBuilder(C).createLikelyBranchWeights());
+  B.SetInsertPoint(Pass);
+  bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
+  B.CreateBr(Next);
+  B.SetInsertPoint(Other);
 }
 
 /// vigil_fast_end_joint of eager OR instance A's alternatives, computed
@@ -466,16 +472,9 @@ void Instrumenter::emitEagerEndOr(IRBuilder<> &B, unsigned A, BasicBlock *Asked)
   Function *F = B.GetInsertBlock()->getParent();
   Value *Inst = instance(B, A);
   BasicBlock *Pass = BasicBlock::Create(C, "eager.or.pass", F);
-  BasicBlock *Other = BasicBlock::Create(C, "eager.or.other", F);
   BasicBlock *Next = BasicBlock::Create(C, "eager.or.next", F);
   uint8_t Done = uint8_t(vigil_fast_done(&Host[A][0]->M));
-  Value *Fs = B.CreateLoad(I8, at(B, Inst, VIGIL_HDR_FAST), "fast");
-  B.CreateCondBr(B.CreateICmpEQ(Fs, B.getInt8(Done)), Pass, Other,
-                 MDBuilder(C).createLikelyBranchWeights());
-  B.SetInsertPoint(Pass);
-  bump(B, I64, at(B, Inst, VIGIL_HDR_PASSES), 1);
-  B.CreateBr(Next);
-  B.SetInsertPoint(Other);
+  emitPassIfDone(B, Inst, Done, Pass, Next);
   Value *End = eagerEndJoint(B, A);
   BasicBlock *NotRuntime = BasicBlock::Create(C, "eager.or.decided", F);
   B.CreateCondBr(B.CreateICmpEQ(End, B.getInt8(VIGIL_END_RUNTIME)), Asked, NotRuntime);

@@ -258,6 +258,8 @@ private:
   llvm::Value *eagerInstances(llvm::IRBuilder<> &B, unsigned G);
   void emitEagerInit(llvm::IRBuilder<> &B, unsigned G);
   void emitEagerEnd(llvm::IRBuilder<> &B, unsigned G, llvm::BasicBlock *Settle);
+  void emitPassIfDone(llvm::IRBuilder<> &B, llvm::Value *Inst, uint8_t Done,
+                      llvm::BasicBlock *Pass, llvm::BasicBlock *Next);
   void emitEagerEndOr(llvm::IRBuilder<> &B, unsigned A, llvm::BasicBlock *Asked);
   void emitEagerEndOrAsked(llvm::IRBuilder<> &B, unsigned A, llvm::BasicBlock *Next);
   llvm::Value *eagerEndJoint(llvm::IRBuilder<> &B, unsigned A);

@@ -581,9 +581,11 @@ struct FastPath {
     __vigil_bound_exit(&B, 0);
   }
 
-  void event(unsigned S, const uint64_t *V) {
+  /// An event hook: per-thread the body; global the body under the lock
+  /// (HooksGlobal.cpp's wrapper), the runtime's locking entry when taken.
+  template <class Body> void hook(unsigned S, const uint64_t *V, Body Run) {
     if (!Global) {
-      eventBody(S, V);
+      Run(S, V);
       return;
     }
     if (!(__atomic_load_n(&B.gen, __ATOMIC_RELAXED) & 1))
@@ -592,8 +594,11 @@ struct FastPath {
       __vigil_event(&T.A, &B, I.Mem, S, V);
       return;
     }
-    eventBody(S, V);
+    Run(S, V);
     unlock();
+  }
+  void event(unsigned S, const uint64_t *V) {
+    hook(S, V, [this](unsigned S2, const uint64_t *V2) { eventBody(S2, V2); });
   }
 
   void eventBody(unsigned S, const uint64_t *V) {
@@ -637,18 +642,7 @@ struct FastPath {
     return true;
   }
   void logEvent(unsigned S, const uint64_t *V) {
-    if (!Global) {
-      logBody(S, V);
-      return;
-    }
-    if (!(__atomic_load_n(&B.gen, __ATOMIC_RELAXED) & 1))
-      return;
-    if (!lock()) {
-      __vigil_event(&T.A, &B, I.Mem, S, V);
-      return;
-    }
-    logBody(S, V);
-    unlock();
+    hook(S, V, [this](unsigned S2, const uint64_t *V2) { logBody(S2, V2); });
   }
   void logBody(unsigned S, const uint64_t *V) {
     if (B.depth == 0)
