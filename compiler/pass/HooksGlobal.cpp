@@ -89,41 +89,69 @@ static void storeRelaxed(IRBuilder<> &B, Value *V, Value *P, unsigned Bytes) {
   S->setAlignment(Align(Bytes));
 }
 
+/// A hook of global group G whose Body runs under the bound's lock.  With
+/// Peek, nothing happens outside the bound (gen even: as in the runtime,
+/// which peeks at depth, no lock for the events of a bound not open).
+/// Body builds from the lock held and branches to the Unlock block it is
+/// given; a contended lock calls Runtime instead (the runtime waits).
+Function *Instrumenter::lockedHook(
+    const Twine &Name, ArrayRef<Type *> Params, unsigned G, bool Peek,
+    function_ref<void(IRBuilder<> &, Value *, BasicBlock *)> Body,
+    function_ref<void(IRBuilder<> &, Value *)> Runtime) {
+  Function *F = newHook(Name, Params);
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  BasicBlock *Contended = BasicBlock::Create(C, "runtime", F);
+  BasicBlock *Unlock = BasicBlock::Create(C, "unlock", F);
+  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
+  IRBuilder<> B(Entry);
+  Value *Bound = groupPtr(B, G);
+  if (Peek) {
+    BasicBlock *Inside = BasicBlock::Create(C, "inside", F);
+    LoadInst *Gen = B.CreateLoad(I64, at(B, Bound, offsetof(vigil_bound, gen)), "gen");
+    Gen->setAtomic(AtomicOrdering::Monotonic);
+    Gen->setAlignment(Align(8));
+    B.CreateCondBr(B.CreateTrunc(Gen, B.getInt1Ty()), Inside, Ret,
+                   MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(Inside);
+  }
+  emitGlobalLock(B, Bound, Contended, Ret);
+  Body(B, Bound, Unlock);
+  B.SetInsertPoint(Unlock);
+  emitGlobalUnlock(B, Bound);
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Contended);
+  Runtime(B, Bound);
+  B.CreateBr(Ret);
+  B.SetInsertPoint(Ret);
+  B.CreateRetVoid();
+  return F;
+}
+
 /// The entry of a global bound: as vg_engine_bound_enter under the lock
 /// (no frame: a global bound's depth counts every thread's entries, so one
 /// thread's frame says nothing about abandonment).
 Function *Instrumenter::globalEnterHook(unsigned G) {
   if (Groups[G].Enter)
     return Groups[G].Enter;
-  Function *F = newHook("__vigil_global_enter." + Twine(G), {Ptr});
-  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
-  BasicBlock *Contended = BasicBlock::Create(C, "runtime", F);
-  BasicBlock *First = BasicBlock::Create(C, "outermost", F);
-  BasicBlock *Unlock = BasicBlock::Create(C, "unlock", F);
-  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
-  IRBuilder<> B(Entry);
-  Value *Bound = groupPtr(B, G);
-  emitGlobalLock(B, Bound, Contended, Ret);
-  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
-  Value *D = B.CreateLoad(I32, DepthP, "depth");
-  storeRelaxed(B, B.CreateAdd(D, B.getInt32(1)), DepthP, 4);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Unlock);
-  B.SetInsertPoint(First);
-  Value *GenP = at(B, Bound, offsetof(vigil_bound, gen));
-  storeRelaxed(B, B.CreateAdd(B.CreateLoad(I64, GenP), B.getInt64(1)), GenP,
-               8); // odd: inside
-  B.CreateStore(ConstantPointerNull::get(Ptr),
-                at(B, Bound, offsetof(vigil_bound, touched)));
-  B.CreateBr(Unlock);
-  B.SetInsertPoint(Unlock);
-  emitGlobalUnlock(B, Bound);
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Contended);
-  B.CreateCall(BoundEnterFn, {Bound, B.getInt32(1), ConstantPointerNull::get(Ptr)});
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Ret);
-  B.CreateRetVoid();
-  return Groups[G].Enter = F;
+  auto Body = [&](IRBuilder<> &B, Value *Bound, BasicBlock *Unlock) {
+    BasicBlock *First = BasicBlock::Create(C, "outermost", B.GetInsertBlock()->getParent());
+    Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+    Value *D = B.CreateLoad(I32, DepthP, "depth");
+    storeRelaxed(B, B.CreateAdd(D, B.getInt32(1)), DepthP, 4);
+    B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), First, Unlock);
+    B.SetInsertPoint(First);
+    Value *GenP = at(B, Bound, offsetof(vigil_bound, gen));
+    storeRelaxed(B, B.CreateAdd(B.CreateLoad(I64, GenP), B.getInt64(1)), GenP,
+                 8); // odd: inside
+    B.CreateStore(ConstantPointerNull::get(Ptr),
+                  at(B, Bound, offsetof(vigil_bound, touched)));
+    B.CreateBr(Unlock);
+  };
+  auto Runtime = [&](IRBuilder<> &B, Value *Bound) {
+    B.CreateCall(BoundEnterFn, {Bound, B.getInt32(1), ConstantPointerNull::get(Ptr)});
+  };
+  return Groups[G].Enter = lockedHook("__vigil_global_enter." + Twine(G), {Ptr}, G,
+                                      /*Peek=*/false, Body, Runtime);
 }
 
 /// The exit of a global bound: as __vigil_bound_exit under the lock; the
@@ -132,85 +160,61 @@ Function *Instrumenter::globalEnterHook(unsigned G) {
 Function *Instrumenter::globalExitHook(unsigned G) {
   if (Groups[G].Exit)
     return Groups[G].Exit;
-  Function *F = newHook("__vigil_global_exit." + Twine(G), {});
-  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
-  BasicBlock *Contended = BasicBlock::Create(C, "runtime", F);
-  BasicBlock *Inside = BasicBlock::Create(C, "inside", F);
-  BasicBlock *Outer = BasicBlock::Create(C, "outermost", F);
-  BasicBlock *Settle = BasicBlock::Create(C, "settle", F);
-  BasicBlock *Close = BasicBlock::Create(C, "close", F);
-  BasicBlock *Leave = BasicBlock::Create(C, "leave", F);
-  BasicBlock *Unlock = BasicBlock::Create(C, "unlock", F);
-  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
-  IRBuilder<> B(Entry);
-  Value *Bound = groupPtr(B, G);
-  emitGlobalLock(B, Bound, Contended, Ret);
-  Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
-  Value *D = B.CreateLoad(I32, DepthP, "depth");
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Unlock, Inside);
-  B.SetInsertPoint(Inside);
-  B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Leave);
-  B.SetInsertPoint(Outer);
-  Value *PendingP = at(B, Bound, offsetof(vigil_bound, pending));
-  B.CreateCondBr(B.CreateICmpNE(B.CreateLoad(I32, PendingP), B.getInt32(0)),
-                 Settle, Close);
-  B.SetInsertPoint(Settle);
-  B.CreateCall(BoundSettleFn, {Bound});
-  B.CreateBr(Close);
-  B.SetInsertPoint(Close);
-  B.CreateStore(B.getInt32(0), PendingP);
-  Value *GenP = at(B, Bound, offsetof(vigil_bound, gen));
-  storeRelaxed(B, B.CreateAdd(B.CreateLoad(I64, GenP), B.getInt64(1)), GenP,
-               8); // even: outside
-  B.CreateBr(Leave);
-  B.SetInsertPoint(Leave);
-  storeRelaxed(B, B.CreateSub(D, B.getInt32(1)), DepthP, 4);
-  B.CreateBr(Unlock);
-  B.SetInsertPoint(Unlock);
-  emitGlobalUnlock(B, Bound);
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Contended);
-  B.CreateCall(BoundExitFn, {Bound, B.getInt32(1)});
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Ret);
-  B.CreateRetVoid();
-  return Groups[G].Exit = F;
+  auto Body = [&](IRBuilder<> &B, Value *Bound, BasicBlock *Unlock) {
+    Function *F = B.GetInsertBlock()->getParent();
+    BasicBlock *Inside = BasicBlock::Create(C, "inside", F);
+    BasicBlock *Outer = BasicBlock::Create(C, "outermost", F);
+    BasicBlock *Settle = BasicBlock::Create(C, "settle", F);
+    BasicBlock *Close = BasicBlock::Create(C, "close", F);
+    BasicBlock *Leave = BasicBlock::Create(C, "leave", F);
+    Value *DepthP = at(B, Bound, offsetof(vigil_bound, depth));
+    Value *D = B.CreateLoad(I32, DepthP, "depth");
+    B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(0)), Unlock, Inside);
+    B.SetInsertPoint(Inside);
+    B.CreateCondBr(B.CreateICmpEQ(D, B.getInt32(1)), Outer, Leave);
+    B.SetInsertPoint(Outer);
+    Value *PendingP = at(B, Bound, offsetof(vigil_bound, pending));
+    B.CreateCondBr(B.CreateICmpNE(B.CreateLoad(I32, PendingP), B.getInt32(0)),
+                   Settle, Close);
+    B.SetInsertPoint(Settle);
+    B.CreateCall(BoundSettleFn, {Bound});
+    B.CreateBr(Close);
+    B.SetInsertPoint(Close);
+    B.CreateStore(B.getInt32(0), PendingP);
+    Value *GenP = at(B, Bound, offsetof(vigil_bound, gen));
+    storeRelaxed(B, B.CreateAdd(B.CreateLoad(I64, GenP), B.getInt64(1)), GenP,
+                 8); // even: outside
+    B.CreateBr(Leave);
+    B.SetInsertPoint(Leave);
+    storeRelaxed(B, B.CreateSub(D, B.getInt32(1)), DepthP, 4);
+    B.CreateBr(Unlock);
+  };
+  auto Runtime = [&](IRBuilder<> &B, Value *Bound) {
+    B.CreateCall(BoundExitFn, {Bound, B.getInt32(1)});
+  };
+  return Groups[G].Exit = lockedHook("__vigil_global_exit." + Twine(G), {}, G,
+                                     /*Peek=*/false, Body, Runtime);
 }
 
 /// A hook of a global assertion around Body (the per-thread hook built
 /// with the locked runtime entry points): peek, lock, Body, unlock; a
-/// contended lock calls Runtime(RuntimeArgs(words)) instead.
+/// contended lock calls Runtime(words) instead.
 Function *Instrumenter::globalWrapper(
     const Twine &Name, unsigned A, Function *Body,
     function_ref<void(IRBuilder<> &, ArrayRef<Value *>)> Runtime) {
-  Function *F = newHook(Name, std::vector<Type *>(Body->arg_size(), I64));
-  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
-  BasicBlock *Peek = BasicBlock::Create(C, "inside", F);
-  BasicBlock *Contended = BasicBlock::Create(C, "runtime", F);
-  BasicBlock *Ret = BasicBlock::Create(C, "ret", F);
-  IRBuilder<> B(Entry);
-  Value *Bound = groupPtr(B, GroupOf[A]);
-  // Outside the bound (gen even) the event is nothing, as in the runtime,
-  // which peeks at depth: no lock for the events of a bound not open.
-  LoadInst *G = B.CreateLoad(I64, at(B, Bound, offsetof(vigil_bound, gen)), "gen");
-  G->setAtomic(AtomicOrdering::Monotonic);
-  G->setAlignment(Align(8));
-  B.CreateCondBr(B.CreateTrunc(G, B.getInt1Ty()), Peek, Ret,
-                 MDBuilder(C).createLikelyBranchWeights());
-  B.SetInsertPoint(Peek);
-  emitGlobalLock(B, Bound, Contended, Ret);
-  std::vector<Value *> Words;
-  for (Argument &Arg : F->args())
-    Words.push_back(&Arg);
-  B.CreateCall(Body, Words);
-  emitGlobalUnlock(B, Bound);
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Contended);
-  Runtime(B, Words);
-  B.CreateBr(Ret);
-  B.SetInsertPoint(Ret);
-  B.CreateRetVoid();
-  return F;
+  auto Words = [](IRBuilder<> &B) {
+    std::vector<Value *> W;
+    for (Argument &Arg : B.GetInsertBlock()->getParent()->args())
+      W.push_back(&Arg);
+    return W;
+  };
+  return lockedHook(
+      Name, std::vector<Type *>(Body->arg_size(), I64), GroupOf[A], /*Peek=*/true,
+      [&](IRBuilder<> &B, Value *, BasicBlock *Unlock) {
+        B.CreateCall(Body, Words(B));
+        B.CreateBr(Unlock);
+      },
+      [&](IRBuilder<> &B, Value *) { Runtime(B, Words(B)); });
 }
 
 Function *Instrumenter::globalEventHook(unsigned A, unsigned S) {

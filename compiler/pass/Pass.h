@@ -298,6 +298,11 @@ private:
   void emitGlobalLock(llvm::IRBuilder<> &B, llvm::Value *Bound,
                       llvm::BasicBlock *Contended, llvm::BasicBlock *Ret);
   void emitGlobalUnlock(llvm::IRBuilder<> &B, llvm::Value *Bound);
+  llvm::Function *lockedHook(
+      const llvm::Twine &Name, llvm::ArrayRef<llvm::Type *> Params, unsigned G,
+      bool Peek,
+      llvm::function_ref<void(llvm::IRBuilder<> &, llvm::Value *, llvm::BasicBlock *)> Body,
+      llvm::function_ref<void(llvm::IRBuilder<> &, llvm::Value *)> Runtime);
   llvm::Function *globalEnterHook(unsigned G);
   llvm::Function *globalExitHook(unsigned G);
   llvm::Function *globalWrapper(
